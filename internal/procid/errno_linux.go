@@ -1,0 +1,7 @@
+package procid
+
+import "syscall"
+
+// errESRCH is what reading /proc/PID/stat can return when the process exits
+// between open and read.
+var errESRCH error = syscall.ESRCH

@@ -1,0 +1,110 @@
+package projector
+
+// The parser model: a neutral description of a CLI's parser, filled by an
+// adapter (fromcobra, fromargparse) and read by projection, fingerprinting,
+// rendering and the inventory. It is plain data and round-trips through JSON,
+// so the argparse walker (Python) can emit it and tests can pin it.
+
+// Dialect names the parser family a tree came from. Rendering typed args back
+// to argv follows the dialect's syntax rules (for example pflag reads slice
+// values as CSV; argparse cannot take a dash-leading value for an nargs option
+// after a space).
+type Dialect string
+
+const (
+	DialectPflag    Dialect = "pflag"    // spf13/cobra + spf13/pflag
+	DialectArgparse Dialect = "argparse" // Python argparse
+)
+
+// Tree is a CLI's whole parser.
+type Tree struct {
+	Program  string     `json:"program"`  // display name: "limcp", "python3 -m json.tool"
+	Dialect  Dialect    `json:"dialect"`  // parser family; governs rendering
+	Commands []*Command `json:"commands"` // every command path, parents before children, siblings in parser order
+}
+
+// Command is one command path of the CLI.
+type Command struct {
+	Path     []string `json:"path"`              // ["schedule","list"]; empty for the root
+	Aliases  []string `json:"aliases,omitempty"` // other spellings of the last path element
+	Summary  string   `json:"summary,omitempty"` // one line
+	Hidden   bool     `json:"hidden,omitempty"`
+	Runnable bool     `json:"runnable"` // false for a pure group (a cobra parent without Run, an argparse parser that only dispatches)
+	Params   []*Param `json:"params"`   // in parser order
+	Groups   []Group  `json:"groups,omitempty"`
+
+	// Unrepresentable, when set, makes the whole command unavailable for a
+	// reason that is not one parameter's (undeterminable positionals, an
+	// ambiguous nested subparser).
+	Unrepresentable *Unrepresentable `json:"unrepresentable,omitempty"`
+}
+
+// Group is a set of mutually exclusive parameters (by Param.Name).
+// Required means exactly one must be given (argparse required groups; cobra
+// MarkFlagsOneRequired combined with MarkFlagsMutuallyExclusive).
+type Group struct {
+	Params   []string `json:"params"`
+	Required bool     `json:"required,omitempty"`
+}
+
+// Kind is a parameter's scalar value kind (for arrays: the item kind).
+type Kind string
+
+const (
+	KindString  Kind = "string"
+	KindInteger Kind = "integer"
+	KindNumber  Kind = "number"
+	KindBoolean Kind = "boolean"
+)
+
+// ArityKind says how many values a parameter takes and how they are spelled.
+type ArityKind string
+
+const (
+	ArityNone       ArityKind = "none"         // a flag with no value (store_true, store_false, pflag bool): Kind is boolean
+	ArityOne        ArityKind = "one"          // exactly one value: a scalar in the schema
+	ArityOptional   ArityKind = "optional"     // nargs='?': zero or one value, a scalar
+	ArityZeroOrMore ArityKind = "zero_or_more" // nargs='*': an array
+	ArityOneOrMore  ArityKind = "one_or_more"  // nargs='+' (and cobra ARGS... variadics): an array, minItems 1
+	ArityExactly    ArityKind = "exactly"      // nargs=N: an array of exactly N
+	ArityRepeated   ArityKind = "repeated"     // an option given once per value (append, pflag slices/arrays): an array
+)
+
+// Param is one parameter of a command.
+type Param struct {
+	Name     string    `json:"name"`              // schema property name, unique within the command
+	Options  []string  `json:"options,omitempty"` // option strings ("-n", "--count"); empty for a positional
+	Kind     Kind      `json:"kind"`
+	Arity    ArityKind `json:"arity"`
+	N        int       `json:"n,omitempty"`        // the count for ArityExactly
+	Choices  []any     `json:"choices,omitempty"`  // allowed values (JSON scalars)
+	Default  any       `json:"default,omitempty"`  // the parser's default, if any (JSON value)
+	Required bool      `json:"required,omitempty"` // the parser rejects the command without it
+	Help     string    `json:"help,omitempty"`
+	Action   string    `json:"action"`         // source action name, for messages: "store_true", "_AppendAction", "pflag:stringSlice"
+	Type     string    `json:"type,omitempty"` // source type name, for messages: "int", "parse_budget", "duration"
+	Pattern  string    `json:"pattern,omitempty"` // RE2 pattern the value (or each item) must match; also emitted in the schema
+
+	// NegOptions are the option strings that set a boolean parameter to
+	// false when its Options set it to true (argparse BooleanOptionalAction's
+	// --no-x). For store_false the Options themselves set false; see FlagValue.
+	NegOptions []string `json:"neg_options,omitempty"`
+	// FlagValue is the value a bare ArityNone flag stores: true for
+	// store_true and pflag bool, false for store_false.
+	FlagValue bool `json:"flag_value,omitempty"`
+
+	// Unrepresentable, when set, makes the command unavailable: the model
+	// cannot express this parameter and will not pretend to.
+	Unrepresentable *Unrepresentable `json:"unrepresentable,omitempty"`
+}
+
+// Positional reports whether p is a positional parameter.
+func (p *Param) Positional() bool { return len(p.Options) == 0 }
+
+// Unrepresentable records why something cannot be projected: the offending
+// action class or type, by name, so the reason can be acted on.
+type Unrepresentable struct {
+	Action string `json:"action,omitempty"` // e.g. "CustomAction", "pflag:ipNet"
+	Type   string `json:"type,omitempty"`   // e.g. "parse_budget"
+	Reason string `json:"reason"`           // one sentence
+}
