@@ -1,0 +1,110 @@
+// Package dispatch runs a command-line program (the CLI) as a subprocess and
+// turns its answer into either the data of one versioned machine result or
+// an explicit, typed error. A CLI's misbehaviour — no output, garbage, two
+// answers, a flood, a hang, a stray child — never reads as success and never
+// leaves a process of the command's group behind.
+//
+// The package knows nothing of verbs, schemas or MCP: it receives an argv
+// and returns data or an error. It is Linux-only (process groups, /proc,
+// waitid).
+//
+// # Running a command
+//
+// [NewRunner] resolves the program's path once (a bare name through PATH,
+// then made absolute) and fixes the environment, working directory, caps
+// and timeouts from [Options], whose zero value is ready to use.
+// [Runner.Run] runs one command and returns the data of its ok result; it is
+// the executor of the project's contract C3. [Runner.Execute] does the same
+// and returns the whole [Result] (exit code, stderr tail, duration, pid).
+// There is no shell and no in-process shortcut: argv is a list, handed to
+// the kernel as is.
+//
+// # The contract a CLI must meet to be fronted
+//
+// A command can be fronted when, invoked in its machine mode (for the
+// reference CLI, with --json), it:
+//
+//   - prints exactly one JSON object on stdout, and nothing else there
+//     (human text, progress and logs go to stderr):
+//     {"result_version": 1, "ok": true, "data": <any JSON>} on success, or
+//     {"result_version": 1, "ok": false, "error": {"code": "<non-empty string>",
+//     "message": "<string>", "details": <any JSON>}} on failure ("details" may
+//     be omitted; it then reads as null). No other keys, none repeated.
+//   - exits 0 with an ok result. With an error object any exit status is
+//     accepted (non-zero is customary); a non-zero exit with an ok result is
+//     refused.
+//   - keeps stdout within 1 MiB and stderr within 64 KiB (configurable), and
+//     finishes within the timeout (30 s by default).
+//   - puts work that must outlive the command (a detached run) in a session
+//     of its own (setsid), ideally with its stdio redirected. Everything left
+//     in the command's process group when it exits is stopped.
+//   - reads nothing from stdin (it is /dev/null).
+//   - reads a prompt file it is handed (see Prompts) before it exits: the
+//     snapshot is removed once the command has exited, so its path must not
+//     be passed on to detached work; copy the content instead.
+//
+// The result is parsed by [ParseMachineResult]; "result_version" is checked
+// before anything else in the object, so a future version fails as
+// unsupported_result_version rather than as a shape error.
+//
+// # Failures, in the order they are checked
+//
+// Every failure is an [*Error] whose [Kind] is its code (match with
+// errors.As), except the CLI's own error object, which is a [*CLIError]
+// (code "cli_error"). Both implement ErrorCode() string and
+// ErrorDetails() map[string]any, so consumers need not import this package.
+//
+//  1. launch_failed — the program cannot be started (or NewRunner cannot
+//     resolve it: missing, a directory, not executable).
+//  2. cancelled — the caller's context ended (cancel or the caller's own
+//     deadline) before the command did; if it was already done, nothing is
+//     started. Cleanup is exactly that of a timeout. The error wraps
+//     ctx.Err().
+//  3. timeout — the runner's per-command timeout elapsed.
+//  4. output_overflow — stdout or stderr passed its cap.
+//     (2–4 are one check: whichever happens first stops the command.)
+//  5. cli_error — stdout holds a valid error object, whatever the exit status.
+//  6. nonzero_exit — a non-zero exit (or death by a signal the runner did not
+//     send) without a valid error object; it carries the exit code, the
+//     stderr tail, and what was wrong with stdout. An ok result with a
+//     non-zero exit lands here: one of the two is wrong, and reading it as
+//     success could report work done that was not.
+//  7. absent_result, invalid_result, multiple_results,
+//     unsupported_result_version — the command exited 0 but stdout broke
+//     the contract, in the order [ParseMachineResult] lists.
+//
+// An exit 0 with a valid error object is a cli_error, never a success: the
+// CLI said it failed, and the exit status does not overrule what it said.
+//
+// # Process groups
+//
+// Every command starts in a new process group. When the runner stops a
+// command (cancelled, timeout, output_overflow) the whole group gets SIGTERM
+// and, if anything of it is still alive after the grace (2 s by default),
+// SIGKILL. When a command exits on its own, any member of its group still
+// running (a stray child) gets the same treatment, and Result.GroupStopped
+// says so. Execute returns only once no live member remains. The leader is
+// reaped only after it has been signalled, so its pid — the group id —
+// cannot be reused under the runner's feet. Work in another session is not
+// in the group and is never signalled; a stream it keeps open does not make
+// Execute wait (reading stops once the group is gone and the pipe is empty).
+//
+// # Prompts
+//
+// [PromptSnapshots] is a ready argument preparer (contract C4) for verbs
+// that take a prompt: a prompt_file (absolute path) is read once at submit
+// time, capped, UTF-8 checked and copied to a private snapshot; prompt text
+// too large for one argv entry is handed over through such a snapshot too.
+// Its SHA-256 and size come back as info for the op's result. The snapshot
+// lives until the preparer's cleanup runs, which is after the command exits.
+//
+// # Defaults
+//
+//	stdout cap        1 MiB    (DefaultStdoutCap)
+//	stderr cap        64 KiB, tail kept (DefaultStderrCap)
+//	timeout           30 s     (DefaultTimeout)
+//	grace             2 s      (DefaultGrace)
+//	prompt cap        1 MiB    (DefaultMaxPromptBytes)
+//	argv prompt limit 64 KiB   (DefaultMaxArgBytes)
+//	snapshot dir      os.TempDir()
+package dispatch

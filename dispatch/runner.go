@@ -1,0 +1,384 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// Defaults of [Options]: each applies when its field is zero.
+const (
+	DefaultStdoutCap = 1 << 20          // 1 MiB of stdout, the whole result
+	DefaultStderrCap = 64 << 10         // 64 KiB of stderr, its tail kept
+	DefaultTimeout   = 30 * time.Second // per command
+	DefaultGrace     = 2 * time.Second  // between SIGTERM and SIGKILL
+)
+
+// Options configure a [Runner]. The zero value is ready to use: every zero
+// field takes its documented default. Negative sizes or durations are
+// refused by [NewRunner].
+type Options struct {
+	// LeadingArgs are put before every command's argv, e.g. a global flag
+	// the CLI needs on every call. Nil means none.
+	LeadingArgs []string
+
+	// Env is the command's whole environment, exactly as given. Nil means
+	// a snapshot of this process's environment taken by NewRunner (so later
+	// os.Setenv calls do not leak into commands); a non-nil empty slice
+	// means an empty environment.
+	Env []string
+
+	// Dir is the command's working directory. "" means the current
+	// directory as NewRunner finds it; either way it is made absolute once.
+	Dir string
+
+	// StdoutCap is how many bytes of stdout a command may write
+	// (DefaultStdoutCap). One byte more and its group is terminated with
+	// output_overflow.
+	StdoutCap int64
+
+	// StderrCap is how many bytes of stderr a command may write; the tail
+	// is kept for error reports (DefaultStderrCap). Past it the group is
+	// terminated with output_overflow, as for stdout.
+	StderrCap int64
+
+	// Timeout bounds each command from start to exit (DefaultTimeout).
+	Timeout time.Duration
+
+	// Grace is how long a terminated group has between SIGTERM and SIGKILL
+	// (DefaultGrace).
+	Grace time.Duration
+}
+
+// Runner runs one CLI under the machine-result contract. It holds the
+// program's absolute path, resolved once by [NewRunner], and the fixed
+// environment, directory, caps and timeouts; it never consults PATH again
+// and never uses a shell. A Runner is immutable and safe for concurrent use.
+type Runner struct {
+	path      string
+	leading   []string
+	env       []string
+	dir       string
+	stdoutCap int64
+	stderrCap int64
+	timeout   time.Duration
+	grace     time.Duration
+}
+
+// NewRunner resolves program once and returns a runner for it. A program
+// without a slash is looked up in PATH; the result is made absolute. The
+// error, an [*Error] of kind [KindLaunchFailed], says whether the program is
+// missing, a directory or not executable, or which option is invalid.
+func NewRunner(program string, opts Options) (*Runner, error) {
+	bad := func(problem string, err error) error {
+		// No Program: the problem names the path itself, as resolved so far.
+		return &Error{Kind: KindLaunchFailed, Problem: problem, ExitCode: -1, Err: err}
+	}
+	for _, o := range []struct {
+		name string
+		v    int64
+	}{{"StdoutCap", opts.StdoutCap}, {"StderrCap", opts.StderrCap}, {"Timeout", int64(opts.Timeout)}, {"Grace", int64(opts.Grace)}} {
+		if o.v < 0 {
+			return nil, bad(fmt.Sprintf("runner for %q: option %s is negative (%d); zero means the default", program, o.name, o.v), nil)
+		}
+	}
+	if program == "" {
+		return nil, bad("no program given", nil)
+	}
+	path := program
+	if filepath.Base(program) == program {
+		p, err := exec.LookPath(program)
+		if err != nil {
+			return nil, bad(fmt.Sprintf("program %q not found in PATH", program), err)
+		}
+		path = p
+	}
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, bad(fmt.Sprintf("cannot make the program path %q absolute: %v", path, err), err)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, bad(fmt.Sprintf("program %s does not exist", path), err)
+	case err != nil:
+		return nil, bad(fmt.Sprintf("cannot stat program %s: %v", path, unwrapPath(err)), err)
+	case st.IsDir():
+		return nil, bad(fmt.Sprintf("program %s is a directory", path), nil)
+	case !st.Mode().IsRegular():
+		return nil, bad(fmt.Sprintf("program %s is not a regular file (%s)", path, st.Mode().Type()), nil)
+	}
+	if err := syscall.Access(path, 1 /* X_OK */); err != nil || st.Mode().Perm()&0o111 == 0 {
+		return nil, bad(fmt.Sprintf("program %s is not executable (mode %s)", path, st.Mode().Perm()), err)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, bad(fmt.Sprintf("runner for %s: cannot determine the working directory: %v", path, err), err)
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, bad(fmt.Sprintf("cannot make the working directory %q absolute: %v", opts.Dir, err), err)
+	}
+	if dst, err := os.Stat(dir); err != nil || !dst.IsDir() {
+		return nil, bad(fmt.Sprintf("runner for %s: working directory %s is not a directory", path, dir), err)
+	}
+	env := slices.Clone(opts.Env)
+	if opts.Env == nil {
+		env = os.Environ()
+	} else if env == nil {
+		env = []string{}
+	}
+	r := &Runner{
+		path:      path,
+		leading:   slices.Clone(opts.LeadingArgs),
+		env:       env,
+		dir:       dir,
+		stdoutCap: orDefault(opts.StdoutCap, DefaultStdoutCap),
+		stderrCap: orDefault(opts.StderrCap, DefaultStderrCap),
+		timeout:   orDefault(opts.Timeout, DefaultTimeout),
+		grace:     orDefault(opts.Grace, DefaultGrace),
+	}
+	return r, nil
+}
+
+func orDefault[T int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Path returns the program's absolute path as resolved by NewRunner.
+func (r *Runner) Path() string { return r.path }
+
+// Result is everything known about one command run, success or not.
+type Result struct {
+	// Data is the "data" member of an ok machine result; nil otherwise.
+	Data json.RawMessage
+	// ExitCode is the exit status, or -1 if the command did not exit on its
+	// own (not started, killed by a signal, terminated by the runner).
+	ExitCode int
+	// PID is the command's pid, also its process-group id; 0 if it never
+	// started.
+	PID int
+	// Stdout is what the command printed, up to the stdout cap.
+	Stdout []byte
+	// Stderr is the retained tail of stderr, up to the stderr cap.
+	Stderr []byte
+	// Duration runs from just before start until every member of the group
+	// is gone and both streams are read.
+	Duration time.Duration
+	// GroupStopped reports that members of the process group were still
+	// running when the command's leader exited, and were terminated.
+	GroupStopped bool
+	// Survivors lists pids of the group still alive after SIGKILL and
+	// killWait (a process stuck in the kernel); normally empty.
+	Survivors []int
+}
+
+// Run runs the command with argv (after the runner's leading args) and
+// returns the data of its ok machine result. It satisfies the executor
+// interface of contract C3: every error implements ErrorCode() string and
+// ErrorDetails() map[string]any, and is either an [*Error] or a [*CLIError].
+// See [Runner.Execute] for everything else.
+func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
+	res, err := r.Execute(ctx, argv)
+	if err != nil {
+		return nil, err
+	}
+	return res.Data, nil
+}
+
+// Execute runs the command with argv (after the runner's leading args) in a
+// new process group and checks its output against the machine-result
+// contract. It always returns a non-nil Result; the error is nil only for an
+// ok result from a command that exited 0.
+//
+// The command ends in one of these ways, checked in this order:
+//
+//  1. It cannot start: [KindLaunchFailed]. If ctx is already done, nothing
+//     is started: [KindCancelled].
+//  2. The runner stops it, whichever comes first: ctx ends ([KindCancelled];
+//     the error wraps ctx.Err(), so a caller's deadline also reads as
+//     cancelled, not timeout), the runner's timeout elapses ([KindTimeout]),
+//     or stdout or stderr passes its cap ([KindOutputOverflow], also when
+//     the overflow is noticed only after exit).
+//  3. It exits non-zero (or dies of a signal it was not sent by the runner):
+//     a valid error object on stdout gives [*CLIError]; anything else,
+//     an ok result included, gives [KindNonzeroExit] with the exit code, the
+//     stderr tail and what was wrong with stdout.
+//  4. It exits 0: stdout is checked by [ParseMachineResult] (absent,
+//     invalid, multiple, unsupported version, invalid shape); a valid error
+//     object gives [*CLIError]; an ok result is success.
+//
+// Whatever the ending, Execute returns only after no member of the group is
+// left: on stop, the group gets SIGTERM and, after the grace, SIGKILL; on a
+// normal exit, members still running get the same treatment (Result.GroupStopped).
+// Work the CLI detached into a session of its own is not in the group and
+// is left alone. Execute never waits for EOF on a stream that a process
+// outside the group keeps open.
+func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
+	start := time.Now()
+	args := make([]string, 0, len(r.leading)+len(argv))
+	args = append(append(args, r.leading...), argv...)
+	res := &Result{ExitCode: -1}
+	fail := func(e *Error) (*Result, error) {
+		e.Program, e.Args = r.path, args
+		res.Duration = time.Since(start)
+		return res, e
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(&Error{Kind: KindCancelled, ExitCode: -1, Err: err,
+			Problem: fmt.Sprintf("not started: the caller's context was already done (%v)", err)})
+	}
+
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fail(&Error{Kind: KindLaunchFailed, ExitCode: -1, Err: err, Problem: fmt.Sprintf("could not create the stdout pipe: %v", err)})
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return fail(&Error{Kind: KindLaunchFailed, ExitCode: -1, Err: err, Problem: fmt.Sprintf("could not create the stderr pipe: %v", err)})
+	}
+	cmd := &exec.Cmd{
+		Path:        r.path,
+		Args:        append([]string{r.path}, args...),
+		Env:         r.env,
+		Dir:         r.dir,
+		Stdout:      outW, // *os.File: handed to the child as is, no copying goroutine
+		Stderr:      errW,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return fail(&Error{Kind: KindLaunchFailed, ExitCode: -1, Err: err, Problem: fmt.Sprintf("could not start: %v", err)})
+	}
+	pid := cmd.Process.Pid
+	res.PID = pid
+
+	overflow := make(chan string, 2)
+	stdout := newCapture(outR, "stdout", r.stdoutCap, false, overflow)
+	stderr := newCapture(errR, "stderr", r.stderrCap, true, overflow)
+	go stdout.run()
+	go stderr.run()
+	exited := make(chan struct{})
+	go func() {
+		// An error here (ECHILD) cannot happen for our own unreaped child;
+		// if it did, treating the leader as exited lets Wait report it.
+		_ = waitExited(pid)
+		close(exited)
+	}()
+	g := group{pgid: pid, exited: exited}
+
+	timer := time.NewTimer(r.timeout)
+	var stopKind Kind
+	var stopStream string
+	select {
+	case <-exited:
+	case <-timer.C:
+		stopKind = KindTimeout
+	case <-ctx.Done():
+		stopKind = KindCancelled
+	case stopStream = <-overflow:
+		stopKind = KindOutputOverflow
+	}
+	timer.Stop()
+	var deadline time.Time
+	if stopKind != "" {
+		deadline = time.Now().Add(r.grace)
+		g.stopLeader(deadline)
+	}
+	_ = cmd.Wait() // reaps the leader; its status is read from ProcessState
+	res.GroupStopped, res.Survivors = g.sweep(stopKind != "", deadline, r.grace)
+	stdout.stop()
+	stderr.stop()
+	outR.Close()
+	errR.Close()
+	res.Stdout, res.Stderr = stdout.bytes(), stderr.bytes()
+	res.Duration = time.Since(start)
+
+	state := cmd.ProcessState
+	res.ExitCode = state.ExitCode()
+	signal := ""
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		signal = ws.Signal().String()
+	}
+	e := &Error{Kind: stopKind, ExitCode: res.ExitCode, Stderr: string(res.Stderr)}
+	if stopKind == "" && (stdout.overflowed.Load() || stderr.overflowed.Load()) {
+		stopKind, e.Kind = KindOutputOverflow, KindOutputOverflow
+		stopStream = "stdout"
+		if !stdout.overflowed.Load() {
+			stopStream = "stderr"
+		}
+	}
+	switch stopKind {
+	case KindCancelled:
+		e.Err = ctx.Err()
+		e.Problem = fmt.Sprintf("cancelled by the caller (%v); process group terminated", e.Err)
+		e.ExitCode = -1
+		return fail(e)
+	case KindTimeout:
+		e.Timeout = r.timeout
+		e.Problem = fmt.Sprintf("did not finish within the %v timeout; process group terminated", r.timeout)
+		e.ExitCode = -1
+		return fail(e)
+	case KindOutputOverflow:
+		e.Stream, e.Cap = stopStream, r.stdoutCap
+		if stopStream == "stderr" {
+			e.Cap = r.stderrCap
+		}
+		e.Problem = fmt.Sprintf("%s passed its %d-byte cap; process group terminated", stopStream, e.Cap)
+		e.ExitCode = -1
+		return fail(e)
+	}
+
+	mr, perr := ParseMachineResult(res.Stdout)
+	if mr != nil && !mr.OK {
+		// A valid error object is the CLI's own answer, whatever the exit
+		// status: the CLI said what went wrong, which beats any guess of ours.
+		res.Duration = time.Since(start)
+		return res, &CLIError{Code: mr.Error.Code, Message: mr.Error.Message, Details: mr.Error.Details,
+			ExitCode: res.ExitCode, Program: r.path, Args: args, Stderr: string(res.Stderr)}
+	}
+	if res.ExitCode != 0 {
+		// Strict: an ok result from a command that exited non-zero is not a
+		// success. One of the two is lying, and reporting success could
+		// claim work was done (a run submitted) that was not.
+		e.Kind, e.Signal = KindNonzeroExit, signal
+		status := fmt.Sprintf("exited with status %d", res.ExitCode)
+		if signal != "" {
+			status = fmt.Sprintf("died of a signal (%s)", signal)
+		}
+		if perr != nil {
+			var pe *Error
+			errors.As(perr, &pe)
+			e.ResultProblem = pe.Kind
+			e.Problem = fmt.Sprintf("%s without an error result (%s)", status, pe.Problem)
+		} else {
+			e.Problem = fmt.Sprintf("%s although stdout holds an ok result; an ok result requires exit status 0", status)
+		}
+		return fail(e)
+	}
+	if perr != nil {
+		pe := perr.(*Error)
+		pe.ExitCode, pe.Stderr = res.ExitCode, string(res.Stderr)
+		return fail(pe)
+	}
+	res.Data = mr.Data
+	return res, nil
+}
