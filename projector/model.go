@@ -37,6 +37,13 @@ type Command struct {
 	// reason that is not one parameter's (undeterminable positionals, an
 	// ambiguous nested subparser).
 	Unrepresentable *Unrepresentable `json:"unrepresentable,omitempty"`
+
+	// AnyRequired lists sets of parameters (by Param.Name) of which at least
+	// one must be given, without being mutually exclusive (cobra
+	// MarkFlagsOneRequired on flags not also marked mutually exclusive).
+	// Projected as "anyOf" of single "required" members. (Added after the
+	// pinned fields; absent in older model JSON.)
+	AnyRequired [][]string `json:"any_required,omitempty"`
 }
 
 // Group is a set of mutually exclusive parameters (by Param.Name).
@@ -81,8 +88,8 @@ type Param struct {
 	Default  any       `json:"default,omitempty"`  // the parser's default, if any (JSON value)
 	Required bool      `json:"required,omitempty"` // the parser rejects the command without it
 	Help     string    `json:"help,omitempty"`
-	Action   string    `json:"action"`         // source action name, for messages: "store_true", "_AppendAction", "pflag:stringSlice"
-	Type     string    `json:"type,omitempty"` // source type name, for messages: "int", "parse_budget", "duration"
+	Action   string    `json:"action"`            // source action name, for messages: "store_true", "_AppendAction", "pflag:stringSlice"
+	Type     string    `json:"type,omitempty"`    // source type name, for messages: "int", "parse_budget", "duration"
 	Pattern  string    `json:"pattern,omitempty"` // RE2 pattern the value (or each item) must match; also emitted in the schema
 
 	// NegOptions are the option strings that set a boolean parameter to
@@ -96,6 +103,24 @@ type Param struct {
 	// Unrepresentable, when set, makes the command unavailable: the model
 	// cannot express this parameter and will not pretend to.
 	Unrepresentable *Unrepresentable `json:"unrepresentable,omitempty"`
+
+	// The fields below were added after the pinned ones. They carry the
+	// constraints a dialect needs so that every value validation accepts
+	// renders to an argv the parser reads back exactly (contract C1); the
+	// adapters fill them, Project emits them, RenderArgv enforces them again.
+
+	// Forbidden lists literal values (for arrays: item values) the parser
+	// would misread, e.g. "--", which Python 3.11's argparse removes from an
+	// argument's values. Projected as "not": {"enum": [...]}.
+	Forbidden []any `json:"forbidden,omitempty"`
+	// Minimum and Maximum bound an integer or number value (or each item):
+	// the range of a sized integer type, or 0 for an unsigned one.
+	Minimum *float64 `json:"minimum,omitempty"`
+	Maximum *float64 `json:"maximum,omitempty"`
+	// MinItems raises an array parameter's lower bound above what its arity
+	// implies, when the parser cannot be given an empty list (a pflag
+	// stringArray with a non-empty default cannot be emptied from argv).
+	MinItems int `json:"min_items,omitempty"`
 }
 
 // Positional reports whether p is a positional parameter.

@@ -1,0 +1,130 @@
+// Package projector turns a CLI's own parser into closed JSON Schemas, and
+// typed arguments back into argv that the parser reads exactly.
+//
+// An adapter walks a parser into the neutral model of model.go — a [Tree] of
+// [Command]s, each with its [Param]s in parser order and its exclusive
+// [Group]s: [github.com/verbsurface/verbsurface/projector/fromcobra] walks an
+// in-process cobra tree, [github.com/verbsurface/verbsurface/projector/fromargparse]
+// a Python argparse parser. Everything else in this package is a pure
+// function of that model:
+//
+//   - [Project] gives one command's argument schema,
+//   - [Fingerprint] gives a verb's schema fingerprint,
+//   - [RenderArgv] renders validated arguments as argv,
+//   - [Tree.Find] resolves a command path (aliases included),
+//   - [Inventory] reports how much of a tree can be offered, and why not the rest.
+//
+// Nothing here knows of MCP, of verbs beyond their names, or of running
+// anything.
+//
+// # Schemas
+//
+// [Project] emits only this subset of JSON Schema draft 2020-12 (contract
+// C1), which the surface's own validator interprets exactly:
+//
+//   - root: "type": "object", "description", "properties", "required" (in
+//     parser order), "additionalProperties": false, and "allOf" whose members
+//     are only {"not": {"required": [A, B]}} (A and B mutually exclusive; one
+//     member per pair) or {"anyOf": [{"required": [A]}, {"required": [B]}, …]}
+//     (at least one of a required exclusive group, or of a cobra
+//     one-required set);
+//   - a property, and the "items" of an array property: "type" (string,
+//     integer, number, boolean, array), "description", "default", "enum",
+//     "pattern" (RE2), "minimum", "maximum", "not" (only {"enum": […]}:
+//     forbidden literal values), "items", "minItems", "maxItems".
+//
+// The translation is bounded (DESIGN 2.2): scalar string, integer and number
+// values; flags as booleans; choices as "enum"; arities and repeated options
+// as arrays with "minItems"/"maxItems" where known; required parameters;
+// defaults; positionals as properties like any other; exclusive groups.
+// Every string property carries a "pattern" — at least "^[^\x00]*$", since
+// argv cannot carry a NUL byte — and every integer a "minimum" and "maximum"
+// no wider than ±(2^53-1) ([MaxSafeInteger]), the range a JSON number
+// carries exactly. Whatever a dialect cannot render is excluded by these same
+// keywords (see Rendering), so that a value validation accepts is a value
+// that renders and parses back exactly.
+//
+// # Unavailable commands
+//
+// Unrepresentable means unavailable: a parser feature outside the subset
+// makes that command unavailable — [Project] and [RenderArgv] return an
+// [*UnavailableError] naming the command path, the parameter and the
+// offending action class or type — and is never coerced to a string. A
+// schema that lies is worse than an absent verb. The adapters' documentation
+// lists what each source cannot express; a command that only dispatches to
+// subcommands is unavailable too (it runs nothing).
+//
+// # Fingerprints
+//
+// [Fingerprint] is "sf1-" plus the first 16 hex digits of SHA-256 over the
+// canonical JSON (keys sorted, no insignificant whitespace) of
+// {"schema": schema, "verb": verb} (contract C2). Equal schemas give equal
+// fingerprints in any process; a change to any parameter's name, type,
+// default, choices, arity or requiredness changes it. It proves the schema a
+// caller validated against is the schema that runs; it does not prove the
+// caller read it — it is a transferable string. [ContentFingerprint] ("pf1-")
+// fingerprints dynamic-parameter content such as a playbook (see [Injector]).
+//
+// # Rendering
+//
+// [RenderArgv] returns the argv tail that follows the command path: options
+// first, in parser order, then "--" and the positionals, in order. No caller
+// value ever occupies an option position: a value is either glued to its
+// option by "=" or follows the "--" separator, with one exception per
+// dialect stated below, guarded by the schema. Rules common to both dialects:
+//
+//   - an option with one value renders as --flag=value (the first long option
+//     string; a short-only option as -f=value), whatever the value looks like;
+//   - a boolean flag renders as the bare flag when the value is the one the
+//     flag stores, as its negation (argparse BooleanOptionalAction's
+//     --no-flag) otherwise;
+//   - a repeated option (argparse append, pflag slices and arrays) renders
+//     once per value;
+//   - an omitted parameter renders nothing (the parser's default applies);
+//   - integers render in decimal, numbers in the shortest text that parses
+//     back to the same float64 (negative zero as 0).
+//
+// Dialect pflag (cobra):
+//
+//   - a bool renders --flag for true and --flag=false for false;
+//   - a stringSlice occurrence is read by pflag as one CSV record, so each
+//     value is CSV-quoted ("a,b" stays one value; a quote is doubled), and
+//     the empty list renders as --flag= (an empty record);
+//   - a float32 renders the shortest text of float32(value), so pflag parses
+//     exactly the float32 nearest the value (the parameter's own precision);
+//   - multi-value options (nargs) do not exist in pflag and are refused.
+//
+// Dialect argparse (Python 3.11):
+//
+//   - "--opt=value" works only for a single-value option (nargs None, '?',
+//     1). An option taking several values (nargs '*', '+', N≥2) renders as
+//     --opt v1 v2 …, each value its own word; the schema therefore forbids a
+//     string item that starts with "-" (pattern), and a number item renders as
+//     a plain decimal that argparse recognises as a negative number (when the
+//     parser has an option that itself looks like a negative number, the
+//     schema bounds such items to ≥ 0 instead). A '*' option given the empty
+//     list renders as the bare option;
+//   - argparse 3.11 removes a literal "--" from an argument's values, so the
+//     schema forbids the value "--" everywhere ("not": {"enum": ["--"]});
+//   - a store_true (store_false) flag has no spelling for false (true): that
+//     value renders as nothing when it is the parser's default, and
+//     otherwise the schema excludes it by "enum";
+//   - values starting with one of the parser's fromfile_prefix_chars would
+//     be read as file names and are excluded by pattern where they are words
+//     of their own (positionals, multi-value option items).
+//
+// RenderArgv re-checks every value against the very constraints [Project]
+// emitted, and refuses with an [*ArgError] rather than render anything
+// doubtful, so a bug in a validator upstream cannot put a caller value where
+// the parser would misread it. The round trip — for every argument object
+// validation accepts, the real parser (cobra in-process, argparse in Python)
+// yields exactly those values — is a property test and a fuzz target in the
+// adapters.
+//
+// # Dynamic parameters
+//
+// Some parameters add parameters (a playbook name injects the playbook's
+// declared args). An [Injector] performs the CLI's own injection on a fresh
+// parser and returns the resulting command plus a content fingerprint of what
+// it injected; the schema of that command is projected like any other.
+package projector

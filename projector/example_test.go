@@ -1,0 +1,130 @@
+package projector_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// A command as an adapter would model it: `jobs list [--status=S] [--limit=N] [--tag=T]... [-- OWNER]`.
+func exampleCommand() *projector.Command {
+	return &projector.Command{
+		Path: []string{"jobs", "list"}, Runnable: true, Summary: "list jobs",
+		Params: []*projector.Param{
+			{Name: "status", Options: []string{"--status"}, Kind: projector.KindString, Arity: projector.ArityOne, Choices: []any{"running", "done"}, Action: "pflag:string"},
+			{Name: "limit", Options: []string{"--limit"}, Kind: projector.KindInteger, Arity: projector.ArityOne, Default: 20, Minimum: new(float64), Action: "pflag:int"},
+			{Name: "tag", Options: []string{"--tag"}, Kind: projector.KindString, Arity: projector.ArityRepeated, Action: "pflag:stringArray"},
+			{Name: "owner", Kind: projector.KindString, Arity: projector.ArityOptional, Action: "cobra:positional"},
+		},
+	}
+}
+
+func ExampleProject() {
+	schema, err := projector.Project(exampleCommand())
+	if err != nil {
+		panic(err)
+	}
+	out, _ := json.MarshalIndent(schema, "", "  ")
+	fmt.Println(string(out))
+	// Output:
+	// {
+	//   "type": "object",
+	//   "properties": {
+	//     "status": {
+	//       "type": "string",
+	//       "enum": [
+	//         "running",
+	//         "done"
+	//       ],
+	//       "pattern": "^[^\\x00]*$"
+	//     },
+	//     "limit": {
+	//       "type": "integer",
+	//       "default": 20,
+	//       "minimum": 0,
+	//       "maximum": 9007199254740991
+	//     },
+	//     "tag": {
+	//       "type": "array",
+	//       "items": {
+	//         "type": "string",
+	//         "pattern": "^[^\\x00]*$"
+	//       }
+	//     },
+	//     "owner": {
+	//       "type": "string",
+	//       "pattern": "^[^\\x00]*$"
+	//     }
+	//   },
+	//   "description": "list jobs",
+	//   "additionalProperties": false
+	// }
+}
+
+// A caller's values never reach an option position: a value that looks like
+// a flag stays glued to its option or follows "--".
+func ExampleRenderArgv() {
+	args := map[string]any{"status": "done", "tag": []any{"--all-stale", "a,b"}, "owner": "--help"}
+	argv, err := projector.RenderArgv(projector.DialectPflag, exampleCommand(), args)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%q\n", argv)
+
+	_, err = projector.RenderArgv(projector.DialectPflag, exampleCommand(), map[string]any{"extra_args": []any{"--dry-run"}})
+	fmt.Println(err)
+	// Output:
+	// ["--status=done" "--tag=--all-stale" "--tag=a,b" "--" "--help"]
+	// projector: command "jobs list": parameter "extra_args": unknown parameter
+}
+
+func ExampleFingerprint() {
+	schema, _ := projector.Project(exampleCommand())
+	fp, _ := projector.Fingerprint("jobs.list", schema)
+	fmt.Println(fp)
+
+	changed := exampleCommand()
+	changed.Params[1].Default = 50
+	schema2, _ := projector.Project(changed)
+	fp2, _ := projector.Fingerprint("jobs.list", schema2)
+	fmt.Println(fp2 != fp)
+	// Output:
+	// sf1-7d36e9b5c9ccc9f5
+	// true
+}
+
+func ExampleTree_Find() {
+	tree := &projector.Tree{Commands: []*projector.Command{
+		{Path: []string{}},
+		{Path: []string{"schedule"}, Aliases: []string{"sched"}},
+		{Path: []string{"schedule", "list"}, Aliases: []string{"ls"}},
+	}}
+	fmt.Println(tree.Find("sched", "ls").Path)
+	fmt.Println(tree.Find("schedule", "nope") == nil)
+	// Output:
+	// [schedule list]
+	// true
+}
+
+func ExampleInventory() {
+	odd := exampleCommand()
+	odd.Path = []string{"jobs", "watch"}
+	odd.Params[0].Unrepresentable = &projector.Unrepresentable{Action: "pflag:ipNet", Type: "ipNet", Reason: "pflag value type ipNet is not supported"}
+	tree := &projector.Tree{Program: "demo", Dialect: projector.DialectPflag, Commands: []*projector.Command{
+		{Path: []string{}}, {Path: []string{"jobs"}}, exampleCommand(), odd,
+		{Path: []string{"state", "migrate"}, Runnable: true},
+	}}
+	report := projector.Inventory(tree, &projector.InventoryOptions{Fenced: [][]string{{"state", "migrate"}}})
+	_ = report.WriteText(os.Stdout)
+	// Output:
+	// demo (pflag): 5 command paths, 3 runnable, 2 groups
+	// projects cleanly: 1 of 2 offerable commands (50%)
+	// fenced (present, never offered): state migrate
+	// unavailable: jobs watch
+	//   - parameter status: pflag value type ipNet is not supported
+	// parameters: 8
+	//   by action: cobra:positional=2 pflag:int=2 pflag:string=2 pflag:stringArray=2
+	//   by type: array of string=2 integer=2 string=3 unrepresentable=1
+}

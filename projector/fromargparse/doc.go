@@ -1,0 +1,84 @@
+// Package fromargparse walks a Python argparse parser into the projector's
+// parser model (dialect argparse), with a small Python walker embedded in
+// this package (walker.py, run as `python3 -c`). It is tested against
+// Python 3.11.
+//
+// # Targets
+//
+// [Walk] and [WalkAll] take targets:
+//
+//   - "package.module:function" — function is called without arguments. If
+//     it returns an argparse.ArgumentParser, that is the parser. If it builds
+//     one and calls parse_args (the usual main() shape: json.tool, zipfile,
+//     tarfile, py_compile, ast), the call is intercepted — parse_args,
+//     parse_known_args and their intermixed forms are patched to raise a
+//     capture exception — and the parser is taken before anything runs.
+//   - "package.module:__main__" — the module is run as __main__ (runpy),
+//     under the same interception, for programs that build their parser
+//     under `if __name__ == "__main__":` (http.server, calendar, unittest).
+//
+// The first parser whose parse method is called is the one captured (a
+// program that pre-parses with a small parser before its real one needs a
+// factory target instead). Import-time and main() code up to the parse does
+// run: walk only code you would run. Whatever it prints goes to the walker's stderr. A target that
+// cannot be walked gives an [*Error] with a Kind: Python missing, the module
+// not importing, no such function, the function raising or exiting, or
+// returning something that is not a parser. WalkAll walks many targets in one
+// Python process; Options sets the interpreter, PYTHONPATH, working directory
+// (defaults may depend on it) and a time limit.
+//
+// # The tree
+//
+// The root parser is walked through its registered subparsers action (not
+// through whatever per-command factories return): each entry of its choices
+// map is a command, several names mapping to one parser object fold into one
+// command with aliases, and nested subparsers nest. A parser with a
+// subparsers action is a group (not runnable), even when argparse lets the
+// subcommand be omitted. A subcommand's parameters are its own parser's
+// actions in parser order; an ancestor's options are left at their defaults,
+// and an ancestor that requires something before the subcommand name makes
+// the subcommand unavailable. The same parser object reachable at two paths
+// (not as aliases) is an ambiguous nested subparser: both paths are
+// unavailable.
+//
+// # Actions
+//
+// Schema names are dests. Translated:
+//
+//	store (type None/str, int, float)  string, integer, number
+//	  nargs None / '?'                 a value, --opt=value
+//	  nargs '*' / '+' / N≥2            an array, --opt v1 v2 …
+//	  nargs 1                          an array of one, --opt=value
+//	store_true / store_false           boolean (the bare flag; the other value only as the default)
+//	BooleanOptionalAction              boolean (--flag / --no-flag)
+//	append (nargs None)                array, --opt=value once per value
+//	extend (nargs '+' or '*')          array, --opt=value once per value
+//	choices                            enum (a long range: minimum/maximum)
+//
+// help and version actions are not parameters; help=SUPPRESS hides one.
+// Unrepresentable, naming the action class or type callable:
+// store_const, append_const and count; any Action class argparse does not
+// define (including subclasses of its own); a type callable other than int,
+// float or str (argparse.FileType, pathlib.Path, bool, any function);
+// nargs=REMAINDER or PARSER; append/extend whose default list is not empty
+// (the parsed list would not be just the given values); choices that are not
+// JSON values of the parameter's type; two actions with one dest; two
+// positionals of variable count (argv cannot say where one ends); a hidden
+// positional before others; prefix_chars other than "-"; an option string
+// that is an ambiguous abbreviation in an ancestor parser.
+//
+// # Constraints found by the round trip
+//
+// The round-trip property test (every object validation accepts parses back
+// through Python's argparse, in one batched process, to exactly its values)
+// pins these schema constraints, each explained in the code that sets it:
+// no string value may be "--" (argparse 3.11 removes it from an argument's
+// values); items of a multi-value option may not start with "-"; positional
+// and multi-value items may not start with a fromfile_prefix_chars
+// character; numeric multi-value items are ≥ 0 when the parser has an option
+// that looks like a negative number; an append/extend list without default is
+// at least one item long (an omitted one is None, not []); a '*' positional
+// with choices is required (3.11 checks [] against the choices); members of a
+// required exclusive group exclude values argparse would not count as given
+// (it compares with the default by identity).
+package fromargparse

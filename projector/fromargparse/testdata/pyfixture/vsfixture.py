@@ -1,0 +1,150 @@
+"""A Python argparse CLI built for the projector's tests.
+
+It covers every action, type and arity the projector translates, subparsers
+with aliases and nesting, mutually exclusive groups (required and not), and
+the cases it must refuse: a custom Action subclass, a custom type callable,
+argparse.FileType, store_const, count, REMAINDER, an ambiguous nested
+subparser. Factories: build (returns the parser), main (builds it and calls
+parse_args, the usual shape), odd (the inventory fixture), and the failing
+ones: not_a_parser, exits, raises.
+"""
+
+import argparse
+import sys
+
+
+class Upper(argparse.Action):
+    """A custom Action subclass: what it stores is its own business."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values.upper())
+
+
+class MyStore(argparse._StoreAction):
+    """A subclass of a known action is still unknown."""
+
+
+def parse_budget(text):
+    """A custom type callable."""
+    return float(text.rstrip("$"))
+
+
+def build():
+    parser = argparse.ArgumentParser(prog="vsfixture", description="A fixture CLI.\nSecond line.", fromfile_prefix_chars="@")
+    parser.add_argument("--verbose", action="store_true", help="root option, left at its default by subcommands")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    types = sub.add_parser("types", aliases=["t", "ty"], help="every supported type and arity")
+    types.add_argument("--name", help="a string")
+    types.add_argument("--count", type=int, default=3, help="an int (default %(default)s)")
+    types.add_argument("--ratio", type=float, default=0.5, help="a float")
+    types.add_argument("--mode", choices=["fast", "slow"], default="fast", help="choices")
+    types.add_argument("--level", type=int, choices=[1, 2, 3], help="int choices")
+    types.add_argument("--port", type=int, choices=range(1, 65536), help="range choices")
+    types.add_argument("--maybe", nargs="?", const="C", help="nargs ?")
+    types.add_argument("--files", nargs="*", help="nargs *")
+    types.add_argument("--nums", nargs="+", type=float, help="nargs + floats")
+    types.add_argument("--one", nargs=1, help="nargs 1")
+    types.add_argument("--pair", nargs=2, type=int, help="nargs 2 ints")
+    types.add_argument("--tag", action="append", help="append")
+    types.add_argument("--word", action="extend", nargs="+", help="extend")
+    types.add_argument("--dry-run", action="store_true", help="store_true")
+    types.add_argument("--no-cache", dest="cache", action="store_false", help="store_false")
+    types.add_argument("--color", action=argparse.BooleanOptionalAction, help="BooleanOptionalAction")
+    types.add_argument("--token", required=True, help="a required option")
+    types.add_argument("--secret", help=argparse.SUPPRESS)
+    types.add_argument("-k", type=str, help="a short-only option")
+    types.add_argument("model", help="a positional")
+    types.add_argument("prompt", nargs="?", default="hello", help="an optional positional")
+
+    many = sub.add_parser("many", help="a variadic positional after a fixed one")
+    many.add_argument("first", type=int)
+    many.add_argument("rest", nargs="*")
+    many.add_argument("last")
+
+    groups = sub.add_parser("groups", help="mutually exclusive groups")
+    out = groups.add_mutually_exclusive_group(required=True)
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--yaml", action="store_true")
+    out.add_argument("--format", choices=["a", "b"])
+    loose = groups.add_mutually_exclusive_group()
+    loose.add_argument("--fast", action="store_true")
+    loose.add_argument("--careful", action="store_true")
+    loose.add_argument("--limit", type=int, default=5)
+
+    neg = sub.add_parser("neg", help="a parser with a negative-number-like option")
+    neg.add_argument("-1", dest="one", action="store_true")
+    neg.add_argument("--xs", nargs="+", type=int)
+    neg.add_argument("--name")
+
+    nest = sub.add_parser("nest", help="a group of subcommands")
+    nsub = nest.add_subparsers(dest="nested", required=True)
+    deep = nsub.add_parser("deep", help="a nested leaf")
+    deep.add_argument("--depth", type=int, default=1)
+    deep.add_argument("items", nargs="+")
+
+    # Unavailable cases.
+    bad = sub.add_parser("custom-action", help="a custom Action subclass")
+    bad.add_argument("--shout", action=Upper)
+    sub.add_parser("subclass-action", help="a subclass of a known action").add_argument("--x", action=MyStore)
+    sub.add_parser("custom-type", help="a custom type callable").add_argument("--budget", type=parse_budget)
+    sub.add_parser("file-type", help="argparse.FileType").add_argument("infile", type=argparse.FileType("r"))
+    sub.add_parser("const", help="store_const").add_argument("--fast", action="store_const", const=2)
+    sub.add_parser("count", help="count").add_argument("-v", action="count")
+    sub.add_parser("remainder", help="REMAINDER").add_argument("rest", nargs=argparse.REMAINDER)
+    two = sub.add_parser("two-optional", help="two optional positionals")
+    two.add_argument("a", nargs="?")
+    two.add_argument("b", nargs="?")
+    clash = sub.add_parser("clash", help="two options, one dest")
+    clash.add_argument("--on", dest="state", action="store_true")
+    clash.add_argument("--off", dest="state", action="store_false")
+    # The same parser object under two names that are not aliases of one
+    # entry: an ambiguous nested subparser.
+    shared = argparse.ArgumentParser(prog="shared", add_help=False)
+    shared.add_argument("--x")
+    nsub._name_parser_map["shared"] = shared
+    sub._name_parser_map["shared-too"] = shared
+    return parser
+
+
+def main():
+    parser = argparse.ArgumentParser(prog="vsmain", description="built inside main()")
+    parser.add_argument("--n", type=int, default=1)
+    parser.add_argument("names", nargs="+")
+    args = parser.parse_args()
+    print("would run with", args)  # never reached during a walk
+    sys.exit(0)
+
+
+def odd():
+    """The inventory fixture: unknown actions and non-scalar types, each named."""
+    parser = argparse.ArgumentParser(prog="odd")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("clean", help="projects cleanly")
+    a.add_argument("--n", type=int)
+    a.add_argument("path")
+    b = sub.add_parser("actions", help="unknown actions")
+    b.add_argument("--shout", action=Upper)
+    b.add_argument("--x", action=MyStore)
+    c = sub.add_parser("types", help="non-scalar types")
+    c.add_argument("--budget", type=parse_budget)
+    c.add_argument("--when", type=lambda s: s)
+    c.add_argument("--flag", type=bool)
+    c.add_argument("--ok")
+    return parser
+
+
+def not_a_parser():
+    return 42
+
+
+def exits():
+    sys.exit(3)
+
+
+def raises():
+    raise ValueError("configuration file missing")
+
+
+if __name__ == "__main__":
+    build().parse_args()

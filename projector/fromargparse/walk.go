@@ -1,0 +1,358 @@
+package fromargparse
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// Walk imports target's parser with Python and returns its model (dialect
+// argparse). target is "module:function" — a factory that returns an
+// argparse.ArgumentParser, or a main()-style function that builds one and
+// calls parse_args (intercepted before anything runs) — or "module:__main__",
+// which runs the module as __main__ under the same interception (for
+// programs that build their parser under `if __name__ == "__main__":`).
+// The function is called without arguments. A failure to get a parser is an
+// *Error naming the target and its Kind.
+func Walk(ctx context.Context, target string, opts *Options) (*projector.Tree, error) {
+	trees, err := WalkAll(ctx, []string{target}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return trees[0], nil
+}
+
+// WalkAll walks several targets with one Python process (Python's start-up
+// dominates a walk). The trees are in the order of targets; if any target
+// fails, the error joins one *Error per failed target and no tree is
+// returned.
+func WalkAll(ctx context.Context, targets []string, opts *Options) ([]*projector.Tree, error) {
+	var answer struct {
+		Results []rawResult `json:"results"`
+	}
+	if err := runWalker(ctx, opts, "walk", map[string]any{"targets": targets}, &answer); err != nil {
+		return nil, err
+	}
+	if len(answer.Results) != len(targets) {
+		return nil, &Error{Kind: "python_failed", Message: fmt.Sprintf("walker answered %d results for %d targets", len(answer.Results), len(targets))}
+	}
+	var errs []error
+	trees := make([]*projector.Tree, len(targets))
+	for i, r := range answer.Results {
+		if !r.OK {
+			errs = append(errs, &Error{Target: targets[i], Kind: r.Kind, Message: r.Message})
+			continue
+		}
+		trees[i] = buildTree(targets[i], r.Parser)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return trees, nil
+}
+
+// The walker's raw report (see walker.py).
+type rawResult struct {
+	OK      bool       `json:"ok"`
+	Kind    string     `json:"kind"`
+	Message string     `json:"message"`
+	Parser  *rawParser `json:"parser"`
+}
+
+type rawParser struct {
+	Prog                    string         `json:"prog"`
+	Description             *string        `json:"description"`
+	PrefixChars             string         `json:"prefix_chars"`
+	FromfilePrefixChars     string         `json:"fromfile_prefix_chars"`
+	NegativeNumberOptionals bool           `json:"negative_number_optionals"`
+	Actions                 []*rawAction   `json:"actions"`
+	Groups                  []rawGroup     `json:"groups"`
+	Subparsers              *rawSubparsers `json:"subparsers"`
+}
+
+type rawAction struct {
+	Class               string      `json:"class"`
+	Known               *string     `json:"known"`
+	OptionStrings       []string    `json:"option_strings"`
+	Dest                string      `json:"dest"`
+	Nargs               any         `json:"nargs"`
+	Default             rawValue    `json:"default"`
+	Type                *rawType    `json:"type"`
+	Choices             *rawChoices `json:"choices"`
+	Required            bool        `json:"required"`
+	Help                *string     `json:"help"`
+	AmbiguousInAncestor *string     `json:"ambiguous_in_ancestor"`
+}
+
+type rawValue struct {
+	Value      json.RawMessage `json:"value"`
+	Suppress   bool            `json:"suppress"`
+	Unjsonable *string         `json:"unjsonable"`
+}
+
+type rawType struct {
+	Name   string  `json:"name"`
+	Scalar *string `json:"scalar"`
+}
+
+type rawChoices struct {
+	Values     []any   `json:"values"`
+	Range      []any   `json:"range"`
+	Unjsonable *string `json:"unjsonable"`
+}
+
+type rawGroup struct {
+	Actions  []int `json:"actions"`
+	Required bool  `json:"required"`
+}
+
+type rawSubparsers struct {
+	Index    int    `json:"index"`
+	Class    string `json:"class"`
+	Required bool   `json:"required"`
+	Multiple bool   `json:"multiple"`
+	Commands []struct {
+		Name    string     `json:"name"`
+		Aliases []string   `json:"aliases"`
+		Help    *string    `json:"help"`
+		Hidden  bool       `json:"hidden"`
+		SameAs  *string    `json:"same_as"`
+		Parser  *rawParser `json:"parser"`
+	} `json:"commands"`
+}
+
+const suppress = "==SUPPRESS=="
+
+func buildTree(target string, root *rawParser) *projector.Tree {
+	t := &projector.Tree{Program: root.Prog, Dialect: projector.DialectArgparse}
+	if module, ok := strings.CutSuffix(target, ":__main__"); ok {
+		t.Program = "python3 -m " + module
+	}
+	var visit func(p *rawParser, path, aliases []string, summary string, hidden bool, ancestors []*rawParser)
+	visit = func(p *rawParser, path, aliases []string, summary string, hidden bool, ancestors []*rawParser) {
+		if summary == "" && p.Description != nil {
+			summary = firstLine(*p.Description)
+		}
+		cmd := command(p, path, ancestors)
+		cmd.Aliases, cmd.Summary, cmd.Hidden = aliases, summary, hidden
+		t.Commands = append(t.Commands, cmd)
+		if p.Subparsers == nil {
+			return
+		}
+		for _, sc := range p.Subparsers.Commands {
+			subPath := append(append([]string{}, path...), sc.Name)
+			help := ""
+			if sc.Help != nil {
+				help = firstLine(*sc.Help)
+			}
+			if sc.Parser == nil {
+				same := ""
+				if sc.SameAs != nil {
+					same = *sc.SameAs
+				}
+				t.Commands = append(t.Commands, &projector.Command{
+					Path: subPath, Aliases: sc.Aliases, Summary: help, Hidden: sc.Hidden, Runnable: true, Params: []*projector.Param{},
+					Unrepresentable: &projector.Unrepresentable{Action: p.Subparsers.Class, Reason: fmt.Sprintf("ambiguous nested subparser: the same parser object is also reachable as %q", same)},
+				})
+				continue
+			}
+			visit(sc.Parser, subPath, sc.Aliases, help, sc.Hidden, append(append([]*rawParser{}, ancestors...), p))
+		}
+	}
+	visit(root, []string{}, nil, "", false, nil)
+	// A parser reachable at two paths is ambiguous at both: mark the path
+	// seen first too.
+	for _, c := range t.Commands {
+		u := c.Unrepresentable
+		if u == nil || !strings.HasPrefix(u.Reason, "ambiguous nested subparser") {
+			continue
+		}
+		first := strings.TrimSuffix(u.Reason[strings.Index(u.Reason, `"`)+1:], `"`)
+		if other := t.Find(strings.Fields(first)...); other != nil && other.Unrepresentable == nil {
+			other.Unrepresentable = &projector.Unrepresentable{Action: u.Action,
+				Reason: fmt.Sprintf("ambiguous nested subparser: the same parser object is also reachable as %q", strings.Join(c.Path, " "))}
+		}
+	}
+	return t
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// command builds one command from its parser; ancestors are the parsers
+// whose subparsers lead to it, outermost first.
+func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Command {
+	cmd := &projector.Command{Path: path, Runnable: p.Subparsers == nil, Params: []*projector.Param{}}
+	fail := func(u *projector.Unrepresentable) {
+		if cmd.Unrepresentable == nil {
+			cmd.Unrepresentable = u
+		}
+	}
+	if p.PrefixChars != "-" {
+		fail(&projector.Unrepresentable{Reason: fmt.Sprintf("prefix_chars %q: only '-' option prefixes are rendered", p.PrefixChars)})
+	}
+	if p.Subparsers != nil && p.Subparsers.Multiple {
+		fail(&projector.Unrepresentable{Action: p.Subparsers.Class, Reason: "the parser has several subparsers actions"})
+	}
+	// What an ancestor parses comes before the subcommand name in argv; the
+	// surface renders nothing there, so an ancestor must need nothing.
+	fromfile := p.FromfilePrefixChars
+	for _, a := range ancestors {
+		if a.PrefixChars != "-" {
+			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("ancestor parser %q has prefix_chars %q", a.Prog, a.PrefixChars)})
+		}
+		fromfile += a.FromfilePrefixChars
+		for i, act := range a.Actions {
+			if a.Subparsers != nil && i == a.Subparsers.Index || known(act) == "help" || known(act) == "version" {
+				continue
+			}
+			if act.Required || len(act.OptionStrings) == 0 {
+				fail(&projector.Unrepresentable{Action: actionName(act),
+					Reason: fmt.Sprintf("ancestor parser %q takes %s before the subcommand name, which the surface does not render", a.Prog, describeAction(act))})
+			}
+		}
+	}
+
+	names := map[string]string{}
+	byName := map[string]*projector.Param{}
+	byIndex := map[int]*projector.Param{}
+	var positionals []*rawAction
+	for i, act := range p.Actions {
+		k := known(act)
+		if k == "help" || k == "version" || k == "parsers" || p.Subparsers != nil && i == p.Subparsers.Index {
+			continue
+		}
+		if act.Help != nil && *act.Help == suppress {
+			if act.Required {
+				fail(&projector.Unrepresentable{Action: actionName(act), Reason: fmt.Sprintf("%s is required but hidden (help=SUPPRESS)", describeAction(act))})
+			}
+			if len(act.OptionStrings) == 0 {
+				positionals = append(positionals, act) // still consumes argv words; checked below
+			}
+			continue
+		}
+		param := actionParam(act, fromfile, p.NegativeNumberOptionals)
+		if act.AmbiguousInAncestor != nil && param.Unrepresentable == nil {
+			param.Unrepresentable = &projector.Unrepresentable{Action: actionName(act), Reason: *act.AmbiguousInAncestor}
+		}
+		// Two actions storing to one dest cannot be two parameters. If
+		// either is unrepresentable anyway, that is the reason given.
+		if prev, dup := byName[param.Name]; dup && prev.Unrepresentable == nil && param.Unrepresentable == nil {
+			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("%s and %s both store to dest %q", names[param.Name], describeAction(act), param.Name)})
+		}
+		names[param.Name], byName[param.Name] = describeAction(act), param
+		byIndex[i] = param
+		cmd.Params = append(cmd.Params, param)
+		if len(act.OptionStrings) == 0 {
+			positionals = append(positionals, act)
+		}
+	}
+
+	// Positionals are matched by a regular expression over all of them: with
+	// two of variable count, or a hidden one before a visible one, argv
+	// cannot say which value belongs where.
+	variable := ""
+	for i, act := range positionals {
+		hidden := act.Help != nil && *act.Help == suppress
+		if hidden && i < len(positionals)-1 {
+			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("hidden positional %q comes before other positionals and would take their values", act.Dest)})
+		}
+		switch act.Nargs {
+		case "?", "*", "+":
+			if variable != "" {
+				fail(&projector.Unrepresentable{Reason: fmt.Sprintf("positionals %q and %q both take a variable number of values, so argv cannot say where one ends", variable, act.Dest)})
+			}
+			variable = act.Dest
+		}
+	}
+
+	for _, g := range p.Groups {
+		var members []string
+		for _, i := range g.Actions {
+			if param, ok := byIndex[i]; ok {
+				members = append(members, param.Name)
+				if g.Required {
+					requiredGroupMember(param, p.Actions[i])
+				}
+			}
+		}
+		if g.Required && len(members) == 0 {
+			fail(&projector.Unrepresentable{Reason: "a required mutually exclusive group has no member the surface can offer"})
+			continue
+		}
+		if len(members) >= 2 || g.Required {
+			cmd.Groups = append(cmd.Groups, projector.Group{Params: members, Required: g.Required})
+		}
+	}
+	return cmd
+}
+
+// requiredGroupMember narrows a member of a required exclusive group:
+// argparse counts a member as given only if its value "is not" its default
+// (object identity), so a value rendered as nothing, or parsed into the very
+// object of the default (CPython caches small ints and one-character
+// strings), leaves the group unsatisfied.
+func requiredGroupMember(param *projector.Param, act *rawAction) {
+	if param.Kind == projector.KindBoolean && param.Arity == projector.ArityNone {
+		if len(param.NegOptions) == 0 {
+			param.Choices = []any{param.FlagValue}
+		} else if d, ok := param.Default.(bool); ok {
+			param.Choices = []any{!d}
+		}
+		return
+	}
+	switch d := param.Default.(type) {
+	case int64:
+		if d >= -5 && d <= 256 {
+			param.Forbidden = append(param.Forbidden, d)
+		}
+	case string:
+		if len([]rune(d)) <= 1 {
+			param.Forbidden = append(param.Forbidden, d)
+		}
+	}
+}
+
+func known(a *rawAction) string {
+	if a.Known == nil {
+		return ""
+	}
+	return *a.Known
+}
+
+// actionName is the source action name kept for messages: argparse's
+// registry name for a known class, the class name otherwise.
+func actionName(a *rawAction) string {
+	if k := known(a); k != "" {
+		return k
+	}
+	return a.Class
+}
+
+func describeAction(a *rawAction) string {
+	if len(a.OptionStrings) > 0 {
+		return "option " + strings.Join(a.OptionStrings, "/")
+	}
+	return fmt.Sprintf("positional %q", a.Dest)
+}
+
+// classChars spells chars for use inside a regexp character class.
+func classChars(chars string) string {
+	var b strings.Builder
+	for _, r := range chars {
+		if strings.ContainsRune(`\]^-`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

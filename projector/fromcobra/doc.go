@@ -1,0 +1,88 @@
+// Package fromcobra walks an in-process cobra command tree into the
+// projector's parser model (dialect pflag): the same tree the binary's own
+// invocation parses, so the schemas cannot drift from the CLI.
+//
+// # Walking
+//
+// [Walk] (or [WalkWith], with [Options]) visits the root and every
+// subcommand, parents before children. Each command's parameters are its
+// visible flags — local ones, then the persistent flags it inherits (cobra
+// parses those on the child, so they are the child's parameters) — then the
+// positionals of its Use line. Left out: hidden flags, deprecated flags, the
+// help flag, and any flag named in Options.ExcludeFlags (a root machine-mode
+// flag such as "json" that the embedder always renders itself and a caller
+// must never turn off). Schema names are the snake_case of flag long names
+// ("dry-run" → "dry_run") and the lowercased Use-line words ("MODEL" →
+// "model"). Hidden and deprecated commands are walked and marked Hidden.
+//
+// # Flags
+//
+// A flag maps by its pflag Value.Type():
+//
+//	string                 string
+//	bool                   boolean (bare --flag for true, --flag=false)
+//	int, int64             integer, bounded to ±(2^53-1)
+//	int8, int16, int32     integer with the type's range
+//	uint, uint64           integer ≥ 0 (≤ 2^53-1)
+//	uint8, uint16, uint32  integer with the type's range
+//	float64                number
+//	float32                number within ±MaxFloat32 (parsed at float32 precision)
+//	count                  integer ≥ 0, rendered --v=N
+//	duration               string matching [DurationPattern]
+//	stringSlice            array of strings matching [StringListItemPattern], CSV-quoted per item
+//	stringArray            array of strings matching [StringListItemPattern]
+//	intSlice               array of integers
+//
+// Any other type — ipNet, boolSlice, stringToString, a custom pflag.Value —
+// makes the command unavailable, naming the type ("pflag:ipNet"): it is never
+// coerced to a string. A custom Value whose Type() claims a supported name
+// is taken at its word. Defaults come from the flag's DefValue. A
+// stringArray or intSlice whose default is not empty cannot be emptied from
+// argv, so its minItems is 1.
+//
+// Required flags come from MarkFlagRequired; groups from cobra's
+// annotations, read as cobra's ValidateFlagGroups reads them (a group counts
+// only if all its flags exist on the command): MarkFlagsMutuallyExclusive is
+// an exclusive group; MarkFlagsOneRequired on the same set makes it required,
+// on another set it is an at-least-one set (Command.AnyRequired). Hidden,
+// deprecated and excluded flags drop out of groups.
+//
+// # Positionals
+//
+// The Use line names positionals after the command's own name: NAME or
+// <NAME> (required), [NAME] (optional), NAME... (one or more), [NAME...]
+// (zero or more); "[flags]" is ignored. Required words come first; at most
+// one optional or variadic word may follow, last — giving a second optional
+// positional without the first has no argv spelling. The command's Args
+// validator (a function, so it is called, with probe argument lists of
+// increasing length) must accept every count the Use line allows; when it
+// also rejects probes outside ValidArgs, the positionals take ValidArgs as
+// their choices. A validator that judges content beyond ValidArgs cannot be
+// probed and makes the command unavailable, like any disagreement.
+//
+// # Unavailable
+//
+// A command is unavailable, with a reason naming it, when: a flag's type is
+// unsupported; its Use line cannot be read or disagrees with its Args
+// validator; flag parsing is disabled (it reads argv raw); flags are marked
+// required together (MarkFlagsRequiredTogether, which the schema subset
+// cannot express); a required flag is hidden or deprecated; two parameters
+// map to one schema name; or it only dispatches to subcommands.
+//
+// # Rendering and round trip
+//
+// projector.RenderArgv with projector.DialectPflag renders the tail after the
+// command path; the reference CLI's dispatcher prepends the path and its
+// machine-mode flag. The round trip (every object validation accepts parses
+// back through cobra to exactly its values) is a property test and the fuzz
+// target FuzzRoundTripCobra in this package; the patterns above are what it
+// found pflag cannot carry: a carriage return (CSV drops it), an empty string
+// as a list item (a list of one empty string reads back empty through
+// pflag's getters), durations that overflow.
+//
+// # Dynamic parameters
+//
+// [NewInjector] builds a projector.Injector from a fresh-tree factory and an
+// [InjectFunc] that performs the CLI's own injection (adding a playbook's
+// flags to its command) and returns the content fingerprint.
+package fromcobra

@@ -1,0 +1,169 @@
+package fromcobra
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// Options adjusts a walk. The zero value (or a nil *Options) walks every
+// command and every visible flag except help.
+type Options struct {
+	// ExcludeFlags names flags (by long name) that are not caller
+	// parameters anywhere in the tree: the embedder sets them itself. The
+	// reference CLI's persistent machine-mode flag "json" is the example —
+	// the dispatcher always renders it, so offering it would let a caller
+	// switch machine mode off. An excluded flag is left out of parameters,
+	// groups and required checks alike.
+	ExcludeFlags []string
+}
+
+// Walk is WalkWith(root, nil).
+func Walk(root *cobra.Command) (*projector.Tree, error) { return WalkWith(root, nil) }
+
+// WalkWith walks the in-process cobra tree under root and returns its parser
+// model (dialect pflag). Each command becomes one projector.Command (parents
+// before children, siblings in cobra's order); the root's Path is empty and
+// Tree.Program is root.Name().
+//
+// Per command, parameters are, in this order: its local flags (including its
+// own persistent flags), then the persistent flags it inherits from its
+// ancestors (cobra parses those on the child too, so they are the child's
+// parameters), each set in pflag's listing order; then the positionals of the
+// Use line. Flags that are hidden, deprecated, named "help" or listed in
+// opts.ExcludeFlags are left out. What makes a command or flag
+// unrepresentable is listed in the package documentation.
+//
+// WalkWith calls each command's Args validator with probe argument lists
+// (the validator is a function; calling it is the only way to learn which
+// counts it accepts), and lets cobra merge persistent flags into each
+// command's flag set, as cobra itself does before parsing. Walk a freshly
+// built tree: one that has executed may carry the help command and flags cobra
+// adds at execution.
+func WalkWith(root *cobra.Command, opts *Options) (*projector.Tree, error) {
+	if root == nil {
+		return nil, fmt.Errorf("fromcobra: nil root command")
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	w := &walker{exclude: map[string]bool{"help": true}}
+	for _, n := range opts.ExcludeFlags {
+		w.exclude[n] = true
+	}
+	t := &projector.Tree{Program: root.Name(), Dialect: projector.DialectPflag}
+	var visit func(c *cobra.Command, path []string)
+	visit = func(c *cobra.Command, path []string) {
+		t.Commands = append(t.Commands, w.command(c, path))
+		for _, sub := range c.Commands() {
+			visit(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	visit(root, []string{})
+	return t, nil
+}
+
+type walker struct {
+	exclude map[string]bool
+}
+
+func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
+	cmd := &projector.Command{
+		Path:     path,
+		Aliases:  append([]string(nil), c.Aliases...),
+		Summary:  summary(c),
+		Hidden:   c.Hidden || c.Deprecated != "",
+		Runnable: c.Runnable(),
+		Params:   []*projector.Param{},
+	}
+	if c.DisableFlagParsing {
+		cmd.Unrepresentable = &projector.Unrepresentable{Reason: "flag parsing is disabled (DisableFlagParsing), so the command reads its argv raw and no schema describes it"}
+		return cmd
+	}
+	n := c.Flags().NFlag() + 8
+	offered := make(map[string]string, n) // flag name -> param name, for offered flags
+	names := make(map[string]string, n)   // param name -> the flag name or Use word that claimed it
+	describe := func(by string, positional bool) string {
+		if positional {
+			return "positional " + by
+		}
+		return "flag --" + by
+	}
+	claim := func(name, by string, positional bool) {
+		if prev, dup := names[name]; dup && cmd.Unrepresentable == nil {
+			// prev is a flag's name: positionals are claimed after all flags.
+			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("%s and %s both map to parameter name %q", describe(prev, false), describe(by, positional), name)}
+		}
+		names[name] = by
+	}
+	addFlags := func(fs *pflag.FlagSet) {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if w.exclude[f.Name] {
+				return
+			}
+			if f.Hidden || f.Deprecated != "" {
+				if isRequired(f) && cmd.Unrepresentable == nil {
+					cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("flag --%s is required but hidden or deprecated, so the surface cannot supply it", f.Name)}
+				}
+				return
+			}
+			p := flagParam(f)
+			offered[f.Name] = p.Name
+			claim(p.Name, f.Name, false)
+			cmd.Params = append(cmd.Params, p)
+		})
+	}
+	addFlags(c.LocalFlags())
+	addFlags(c.InheritedFlags())
+	w.groups(c, cmd, offered)
+
+	pos, u := positionals(c)
+	if u != nil {
+		if cmd.Unrepresentable == nil {
+			cmd.Unrepresentable = u
+		}
+	} else {
+		for _, p := range pos {
+			claim(p.Name, p.Help, true)
+			cmd.Params = append(cmd.Params, p)
+		}
+	}
+	return cmd
+}
+
+func summary(c *cobra.Command) string {
+	if c.Short != "" {
+		return c.Short
+	}
+	long := strings.TrimSpace(c.Long)
+	if i := strings.IndexByte(long, '\n'); i >= 0 {
+		long = long[:i]
+	}
+	return long
+}
+
+// snakeCase turns a flag's long name or a Use-line word into a schema name:
+// "dry-run" → "dry_run", "promptFile" → "prompt_file", "MODEL" → "model".
+func snakeCase(s string) string {
+	var b strings.Builder
+	runes := []rune(s)
+	for i, r := range runes {
+		switch {
+		case r == '-' || r == '.' || r == ' ':
+			b.WriteByte('_')
+		case unicode.IsUpper(r):
+			if i > 0 && (unicode.IsLower(runes[i-1]) || unicode.IsDigit(runes[i-1])) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,177 @@
+// Package c1check verifies that a projected schema uses only the JSON Schema
+// keyword subset of contract C1, which the surface's own validator
+// interprets. Tests of the projector and its adapters run every schema they
+// produce through it.
+package c1check
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Check returns the first departure of s from the C1 subset, or nil.
+func Check(s *jsonschema.Schema) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return fmt.Errorf("root is not an object: %s", raw)
+	}
+	for k, v := range root {
+		switch k {
+		case "type":
+			if v != "object" {
+				return fmt.Errorf("root type %v", v)
+			}
+		case "description":
+			if _, ok := v.(string); !ok {
+				return fmt.Errorf("root description %v", v)
+			}
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok {
+				return fmt.Errorf("properties %v", v)
+			}
+			for name, p := range props {
+				if err := property(p, false); err != nil {
+					return fmt.Errorf("property %q: %w", name, err)
+				}
+			}
+		case "required":
+			if err := stringList(v, props(root)); err != nil {
+				return fmt.Errorf("required: %w", err)
+			}
+		case "additionalProperties":
+			if v != false {
+				return fmt.Errorf("additionalProperties %v, want false", v)
+			}
+		case "allOf":
+			members, ok := v.([]any)
+			if !ok {
+				return fmt.Errorf("allOf %v", v)
+			}
+			for i, m := range members {
+				if err := allOfMember(m, props(root)); err != nil {
+					return fmt.Errorf("allOf[%d]: %w", i, err)
+				}
+			}
+		default:
+			return fmt.Errorf("root keyword %q is outside C1", k)
+		}
+	}
+	if root["type"] != "object" || root["additionalProperties"] != false {
+		return fmt.Errorf("root must be a closed object: %s", raw)
+	}
+	return nil
+}
+
+func props(root map[string]any) map[string]any {
+	p, _ := root["properties"].(map[string]any)
+	return p
+}
+
+func stringList(v any, known map[string]any) error {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return fmt.Errorf("want a non-empty list of names, got %v", v)
+	}
+	for _, n := range list {
+		s, ok := n.(string)
+		if !ok {
+			return fmt.Errorf("name %v is not a string", n)
+		}
+		if _, ok := known[s]; !ok {
+			return fmt.Errorf("names unknown property %q", s)
+		}
+	}
+	return nil
+}
+
+func allOfMember(m any, known map[string]any) error {
+	obj, ok := m.(map[string]any)
+	if !ok || len(obj) != 1 {
+		return fmt.Errorf("want {not:…} or {anyOf:…}, got %v", m)
+	}
+	if not, ok := obj["not"].(map[string]any); ok {
+		req, ok := not["required"].([]any)
+		if len(not) != 1 || !ok || len(req) != 2 {
+			return fmt.Errorf("not must be {required:[A,B]}, got %v", not)
+		}
+		return stringList(not["required"], known)
+	}
+	anyOf, ok := obj["anyOf"].([]any)
+	if !ok || len(anyOf) == 0 {
+		return fmt.Errorf("want {not:…} or {anyOf:…}, got %v", m)
+	}
+	for _, a := range anyOf {
+		r, ok := a.(map[string]any)
+		req, ok2 := r["required"].([]any)
+		if !ok || !ok2 || len(r) != 1 || len(req) != 1 {
+			return fmt.Errorf("anyOf member must be {required:[A]}, got %v", a)
+		}
+		if err := stringList(r["required"], known); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var types = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
+
+func property(v any, isItem bool) error {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("not an object: %v", v)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	typ, _ := obj["type"].(string)
+	if !types[typ] {
+		return fmt.Errorf("type %v", obj["type"])
+	}
+	for _, k := range keys {
+		val := obj[k]
+		switch k {
+		case "type", "description", "default", "minimum", "maximum", "minLength", "minItems", "maxItems":
+		case "enum":
+			if l, ok := val.([]any); !ok || len(l) == 0 {
+				return fmt.Errorf("enum %v", val)
+			}
+		case "pattern":
+			s, ok := val.(string)
+			if !ok {
+				return fmt.Errorf("pattern %v", val)
+			}
+			if _, err := regexp.Compile(s); err != nil {
+				return fmt.Errorf("pattern %q is not RE2: %v", s, err)
+			}
+		case "not":
+			n, ok := val.(map[string]any)
+			if l, ok2 := n["enum"].([]any); !ok || !ok2 || len(n) != 1 || len(l) == 0 {
+				return fmt.Errorf("not must be {enum:[…]}, got %v", val)
+			}
+		case "items":
+			if isItem || typ != "array" {
+				return fmt.Errorf("items on a non-array or nested array")
+			}
+			if err := property(val, true); err != nil {
+				return fmt.Errorf("items: %w", err)
+			}
+		default:
+			return fmt.Errorf("keyword %q is outside C1", k)
+		}
+	}
+	if typ == "array" && obj["items"] == nil {
+		return fmt.Errorf("array without items")
+	}
+	return nil
+}

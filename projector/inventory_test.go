@@ -1,0 +1,101 @@
+package projector
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func inventoryTree() *Tree {
+	s := func(n string) *Param {
+		return &Param{Name: n, Options: []string{"--" + n}, Kind: KindString, Arity: ArityOne, Action: "store"}
+	}
+	return &Tree{Program: "demo", Dialect: DialectArgparse, Commands: []*Command{
+		{Path: []string{}, Params: []*Param{{Name: "verbose", Options: []string{"-v"}, Kind: KindBoolean, Arity: ArityNone, FlagValue: true, Action: "store_true"}}},
+		{Path: []string{"run"}, Runnable: true, Params: []*Param{s("a"), {Name: "n", Options: []string{"--n"}, Kind: KindInteger, Arity: ArityRepeated, Action: "append", Type: "int"}}},
+		{Path: []string{"odd"}, Runnable: true, Hidden: true, Unrepresentable: &Unrepresentable{Reason: "positionals cannot be determined"}, Params: []*Param{
+			s("ok"),
+			{Name: "budget", Options: []string{"--budget"}, Kind: KindString, Arity: ArityOne, Action: "store", Type: "parse_budget",
+				Unrepresentable: &Unrepresentable{Type: "parse_budget", Reason: "type callable parse_budget is not a scalar"}},
+			{Name: "shout", Options: []string{"--shout"}, Kind: KindString, Arity: ArityOne, Action: "Upper",
+				Unrepresentable: &Unrepresentable{Action: "Upper", Reason: "unknown Action subclass Upper"}},
+		}},
+		{Path: []string{"broken"}, Runnable: true, Params: []*Param{s("x"), s("x")}},
+		{Path: []string{"state"}, Aliases: []string{"st"}, Params: []*Param{}},
+		{Path: []string{"state", "migrate"}, Runnable: true, Params: []*Param{}},
+	}}
+}
+
+func TestInventory(t *testing.T) {
+	r := Inventory(inventoryTree(), &InventoryOptions{Fenced: [][]string{{"st", "migrate"}, {"state", "migrate"}, {"plugin", "trust"}}})
+	if r.Program != "demo" || r.Dialect != DialectArgparse || r.Commands != 6 || r.Groups != 2 || r.Runnable != 4 || r.Hidden != 1 {
+		t.Errorf("counts %+v", r)
+	}
+	if diff := cmp.Diff([][]string{{"state", "migrate"}}, r.Fenced); diff != "" {
+		t.Errorf("fenced: present once (aliases resolved), absent ones not listed (-want +got)\n%s", diff)
+	}
+	if r.Offerable != 3 || r.Clean != 1 || r.CleanShare != 1.0/3 || !cmp.Equal(r.CleanCommands, [][]string{{"run"}}) {
+		t.Errorf("offerable %d clean %d share %v %v", r.Offerable, r.Clean, r.CleanShare, r.CleanCommands)
+	}
+	wantUnavailable := []UnavailableCommand{
+		{Path: []string{"odd"}, Reasons: []*UnavailableReason{
+			{Reason: "positionals cannot be determined"},
+			{Param: "budget", Type: "parse_budget", Reason: "type callable parse_budget is not a scalar"},
+			{Param: "shout", Action: "Upper", Reason: "unknown Action subclass Upper"},
+		}},
+		{Path: []string{"broken"}, Reasons: []*UnavailableReason{{Reason: `projector: command "broken": invalid parser model: two parameters are named "x"`}}},
+	}
+	if diff := cmp.Diff(wantUnavailable, r.Unavailable); diff != "" {
+		t.Errorf("unavailable: every reason, not just the first (-want +got)\n%s", diff)
+	}
+	wantParams := ParamInventory{
+		Total:        8,
+		ByAction:     map[string]int{"store": 5, "store_true": 1, "append": 1, "Upper": 1},
+		ByType:       map[string]int{"boolean": 1, "string": 4, "array of integer": 1, "unrepresentable": 2},
+		BySourceType: map[string]int{"int": 1, "parse_budget": 1},
+		Unrepresentable: []UnrepresentableParam{
+			{Path: []string{"odd"}, Param: "budget", Type: "parse_budget", Reason: "type callable parse_budget is not a scalar"},
+			{Path: []string{"odd"}, Param: "shout", Action: "Upper", Reason: "unknown Action subclass Upper"},
+		},
+	}
+	if diff := cmp.Diff(wantParams, r.Params); diff != "" {
+		t.Errorf("params (-want +got)\n%s", diff)
+	}
+
+	// JSON-serializable, and back.
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back InventoryReport
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(*r, back); diff != "" {
+		t.Errorf("JSON round trip (-want +got)\n%s", diff)
+	}
+
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"demo (argparse): 6 command paths, 4 runnable, 2 groups", "projects cleanly: 1 of 3 offerable commands (33%)",
+		"fenced (present, never offered): state migrate", "unavailable: odd", "  - parameter budget: type callable parse_budget is not a scalar"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+func TestInventoryEmpty(t *testing.T) {
+	r := Inventory(&Tree{Program: "none"}, nil)
+	if r.Commands != 0 || r.CleanShare != 0 || r.Unavailable == nil || r.Params.ByAction == nil {
+		t.Errorf("%+v", r)
+	}
+	raw, _ := json.Marshal(r)
+	if !strings.Contains(string(raw), `"unavailable":[]`) {
+		t.Errorf("empty lists should marshal as [], got %s", raw)
+	}
+}

@@ -1,0 +1,224 @@
+package projector
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Project returns the closed JSON Schema (draft 2020-12) of cmd's args.
+// If cmd or any of its parameters is unrepresentable the error is an
+// *UnavailableError and the schema is nil.
+//
+// The schema uses only the keyword subset listed in the package
+// documentation (contract C1). Its checks are made in this order:
+//
+//  1. cmd.Unrepresentable set: unavailable for that reason.
+//  2. cmd not runnable (a group that only dispatches): unavailable.
+//  3. The first parameter, in parser order, whose Unrepresentable is set:
+//     unavailable, naming it and its action or type.
+//  4. An inconsistent model (duplicate names, unknown kind or arity, a group
+//     naming an unknown parameter): a plain error, a bug in the adapter.
+//
+// Project is pure: it reads cmd and does not retain or modify it.
+// Positional parameters are properties like any other; their order lives in
+// the model and matters only to [RenderArgv].
+func Project(cmd *Command) (*jsonschema.Schema, error) {
+	rules, err := commandRules(cmd)
+	if err != nil {
+		return nil, err
+	}
+	root := &jsonschema.Schema{
+		Type:                 "object",
+		Description:          cmd.Summary,
+		Properties:           make(map[string]*jsonschema.Schema, len(rules)),
+		PropertyOrder:        make([]string, 0, len(rules)),
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	for _, r := range rules {
+		p := r.param
+		s, err := r.schema()
+		if err != nil {
+			return nil, err
+		}
+		root.Properties[p.Name] = s
+		root.PropertyOrder = append(root.PropertyOrder, p.Name)
+		if p.Required {
+			root.Required = append(root.Required, p.Name)
+		}
+	}
+	for _, g := range cmd.Groups {
+		for i := 0; i < len(g.Params); i++ {
+			for j := i + 1; j < len(g.Params); j++ {
+				root.AllOf = append(root.AllOf, &jsonschema.Schema{
+					Not: &jsonschema.Schema{Required: []string{g.Params[i], g.Params[j]}},
+				})
+			}
+		}
+		if g.Required {
+			root.AllOf = append(root.AllOf, anyRequired(g.Params))
+		}
+	}
+	for _, set := range cmd.AnyRequired {
+		root.AllOf = append(root.AllOf, anyRequired(set))
+	}
+	return root, nil
+}
+
+func anyRequired(names []string) *jsonschema.Schema {
+	s := &jsonschema.Schema{}
+	for _, n := range names {
+		s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Required: []string{n}})
+	}
+	return s
+}
+
+// commandRules checks that cmd can be offered and returns one rule per
+// parameter in parser order.
+func commandRules(cmd *Command) ([]*rule, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("projector: nil command")
+	}
+	if cmd.Unrepresentable != nil {
+		return nil, unavailable(cmd, nil, cmd.Unrepresentable)
+	}
+	if !cmd.Runnable {
+		return nil, unavailable(cmd, nil, &Unrepresentable{Reason: "the command only dispatches to subcommands and runs nothing itself"})
+	}
+	for _, p := range cmd.Params {
+		if p.Unrepresentable != nil {
+			return nil, unavailable(cmd, p, p.Unrepresentable)
+		}
+	}
+	rules := make([]*rule, 0, len(cmd.Params))
+	byName := make(map[string]bool, len(cmd.Params))
+	variable := ""
+	for _, p := range cmd.Params {
+		if p.Name == "" {
+			return nil, modelError(cmd, "a parameter has no name")
+		}
+		if byName[p.Name] {
+			return nil, modelError(cmd, "two parameters are named %q", p.Name)
+		}
+		byName[p.Name] = true
+		r, err := ruleOf(cmd, p)
+		if err != nil {
+			return nil, err
+		}
+		if p.Positional() {
+			switch p.Arity {
+			case ArityNone, ArityRepeated:
+				return nil, modelError(cmd, "positional parameter %q has arity %s", p.Name, p.Arity)
+			case ArityOne, ArityExactly:
+				if !p.Required {
+					return nil, modelError(cmd, "positional parameter %q takes a fixed number of values but is not required", p.Name)
+				}
+			}
+			switch p.Arity {
+			case ArityOptional, ArityZeroOrMore, ArityOneOrMore:
+				// With two positionals of variable count, argv cannot say
+				// where one ends: the adapters mark such commands
+				// unrepresentable; a model that does not is inconsistent.
+				if variable != "" {
+					return nil, modelError(cmd, "positionals %q and %q both take a variable number of values", variable, p.Name)
+				}
+				variable = p.Name
+			}
+		}
+		rules = append(rules, r)
+	}
+	checkNames := func(what string, names []string) error {
+		for _, n := range names {
+			if !byName[n] {
+				return modelError(cmd, "%s names unknown parameter %q", what, n)
+			}
+		}
+		return nil
+	}
+	for _, g := range cmd.Groups {
+		if err := checkNames("a mutually exclusive group", g.Params); err != nil {
+			return nil, err
+		}
+	}
+	for _, set := range cmd.AnyRequired {
+		if err := checkNames("an at-least-one group", set); err != nil {
+			return nil, err
+		}
+	}
+	return rules, nil
+}
+
+func (r *rule) schema() (*jsonschema.Schema, error) {
+	p := r.param
+	item := r.item.schema()
+	s := item
+	if r.array {
+		s = &jsonschema.Schema{Type: "array", Items: item, MinItems: r.minItems, MaxItems: r.maxItems}
+	}
+	s.Description = p.Help
+	if p.Default != nil {
+		raw, err := marshalDefault(p.Default)
+		if err != nil {
+			return nil, fmt.Errorf("projector: parameter %q: default %v: %w", p.Name, p.Default, err)
+		}
+		s.Default = raw
+	}
+	return s, nil
+}
+
+func (s *scalarRule) schema() *jsonschema.Schema {
+	out := &jsonschema.Schema{Type: string(s.kind)}
+	if len(s.choices) > 0 {
+		out.Enum = append([]any(nil), s.choices...)
+	}
+	if s.pattern != nil {
+		out.Pattern = s.pattern.String()
+	}
+	if len(s.forbidden) > 0 {
+		out.Not = &jsonschema.Schema{Enum: append([]any(nil), s.forbidden...)}
+	}
+	if s.min != nil || s.max != nil {
+		bounds := [2]float64{} // one allocation for both
+		if s.min != nil {
+			bounds[0] = *s.min
+			out.Minimum = &bounds[0]
+		}
+		if s.max != nil {
+			bounds[1] = *s.max
+			out.Maximum = &bounds[1]
+		}
+	}
+	return out
+}
+
+// marshalDefault is json.Marshal for the plain values adapters store as
+// defaults, written directly (a projection marshals one per parameter).
+func marshalDefault(v any) (json.RawMessage, error) {
+	var b []byte
+	switch x := v.(type) {
+	case []string:
+		b = append(b, '[')
+		for i, s := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		return append(b, ']'), nil
+	case []int64:
+		b = append(b, '[')
+		for i, n := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, n, 10)
+		}
+		return append(b, ']'), nil
+	}
+	if b, ok := appendCanonicalValue(b, v); ok {
+		return b, nil
+	}
+	return json.Marshal(v)
+}

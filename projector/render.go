@@ -1,0 +1,279 @@
+package projector
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// RenderArgv renders validated args as the argv tail that follows the
+// command path: options as --flag=value, then "--" and the positionals.
+// It never lets a caller value occupy an option position.
+//
+// Rendering follows the dialect d (see the package documentation, "Rendering
+// rules"). RenderArgv re-checks every value against the same constraints
+// [Project] emits — unknown or missing parameters, types, choices, patterns,
+// forbidden values, bounds, item counts, exclusive groups — and returns an
+// [*ArgError] instead of rendering anything doubtful; an unrepresentable
+// command yields an [*UnavailableError]. On error the argv is nil.
+func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) {
+	if d != DialectPflag && d != DialectArgparse {
+		return nil, fmt.Errorf("projector: unknown dialect %q", d)
+	}
+	rules, err := commandRules(cmd)
+	if err != nil {
+		return nil, err
+	}
+	argErr := func(param, format string, a ...any) error {
+		return &ArgError{Path: append([]string(nil), cmd.Path...), Param: param, Reason: fmt.Sprintf(format, a...)}
+	}
+	known := make(map[string]bool, len(rules))
+	for _, r := range rules {
+		known[r.param.Name] = true
+	}
+	var unknown []string
+	for k := range args {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, argErr(unknown[0], "unknown parameter")
+	}
+
+	// Check and normalize every given value first: nothing is rendered
+	// unless everything is right.
+	values := make(map[string]any, len(args))
+	for _, r := range rules {
+		p := r.param
+		v, given := args[p.Name]
+		if !given {
+			if p.Required {
+				return nil, argErr(p.Name, "required parameter missing")
+			}
+			continue
+		}
+		if v == nil {
+			return nil, argErr(p.Name, "null is not a value; omit the parameter instead")
+		}
+		norm, err := r.check(v)
+		if err != nil {
+			return nil, argErr(p.Name, "%v", err)
+		}
+		values[p.Name] = norm
+	}
+	for _, g := range cmd.Groups {
+		var given []string
+		for _, n := range g.Params {
+			if _, ok := values[n]; ok {
+				given = append(given, n)
+			}
+		}
+		if len(given) > 1 {
+			return nil, argErr(given[1], "cannot be given together with %q (mutually exclusive)", given[0])
+		}
+		if g.Required && len(given) == 0 {
+			return nil, argErr("", "one of %s is required", strings.Join(g.Params, ", "))
+		}
+	}
+	for _, set := range cmd.AnyRequired {
+		found := false
+		for _, n := range set {
+			if _, ok := values[n]; ok {
+				found = true
+			}
+		}
+		if !found {
+			return nil, argErr("", "at least one of %s is required", strings.Join(set, ", "))
+		}
+	}
+
+	argv := []string{}
+	var positionals []string
+	for _, r := range rules {
+		p := r.param
+		v, ok := values[p.Name]
+		if !ok {
+			continue
+		}
+		if p.Positional() {
+			if r.array {
+				for _, item := range v.([]any) {
+					positionals = append(positionals, scalarText(d, p, item, false))
+				}
+			} else {
+				positionals = append(positionals, scalarText(d, p, v, false))
+			}
+			continue
+		}
+		out, err := renderOption(d, r, v)
+		if err != nil {
+			return nil, argErr(p.Name, "%v", err)
+		}
+		argv = append(argv, out...)
+	}
+	if len(positionals) > 0 {
+		argv = append(argv, "--")
+		argv = append(argv, positionals...)
+	}
+	return argv, nil
+}
+
+// check validates a whole parameter value (scalar or array) against r.
+func (r *rule) check(v any) (any, error) {
+	if !r.array {
+		norm, err := r.item.check(v)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := norm.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return nil, fmt.Errorf("value contains a NUL byte, which argv cannot carry")
+		}
+		return norm, nil
+	}
+	items, ok := asSlice(v)
+	if !ok {
+		return nil, fmt.Errorf("want an array, got %s", jsonTypeName(v))
+	}
+	if r.minItems != nil && len(items) < *r.minItems {
+		return nil, fmt.Errorf("has %d items, fewer than the minimum %d", len(items), *r.minItems)
+	}
+	if r.maxItems != nil && len(items) > *r.maxItems {
+		return nil, fmt.Errorf("has %d items, more than the maximum %d", len(items), *r.maxItems)
+	}
+	out := make([]any, len(items))
+	for i, item := range items {
+		norm, err := r.item.check(item)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %v", i, err)
+		}
+		if s, ok := norm.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return nil, fmt.Errorf("item %d contains a NUL byte, which argv cannot carry", i)
+		}
+		out[i] = norm
+	}
+	return out, nil
+}
+
+// optionString picks the spelling rendered for an option: its first long
+// ("--") option string, else its first one.
+func optionString(options []string) string {
+	for _, o := range options {
+		if strings.HasPrefix(o, "--") {
+			return o
+		}
+	}
+	return options[0]
+}
+
+func renderOption(d Dialect, r *rule, v any) ([]string, error) {
+	p := r.param
+	opt := optionString(p.Options)
+	switch p.Arity {
+	case ArityNone:
+		b := v.(bool)
+		switch {
+		case b == p.FlagValue:
+			return []string{opt}, nil
+		case len(p.NegOptions) > 0:
+			return []string{optionString(p.NegOptions)}, nil
+		case d == DialectPflag:
+			return []string{opt + "=" + strconv.FormatBool(b)}, nil
+		case p.Default == b:
+			return nil, nil // the parser's default is this value: say nothing
+		default:
+			return nil, fmt.Errorf("value %v cannot be spelled: the flag only sets %v and there is no negation", b, p.FlagValue)
+		}
+	case ArityOne, ArityOptional:
+		return []string{opt + "=" + scalarText(d, p, v, false)}, nil
+	case ArityRepeated:
+		items := v.([]any)
+		if d == DialectPflag && p.Action == "pflag:stringSlice" {
+			// pflag reads each stringSlice occurrence as one CSV record:
+			// quote every item so commas, quotes and spaces survive, and
+			// spell the empty list as an empty record.
+			if len(items) == 0 {
+				return []string{opt + "="}, nil
+			}
+			out := make([]string, len(items))
+			for i, item := range items {
+				s := item.(string)
+				if strings.ContainsRune(s, '\r') {
+					return nil, fmt.Errorf("item %d contains a carriage return, which pflag's CSV reading drops", i)
+				}
+				out[i] = opt + "=" + `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+			}
+			return out, nil
+		}
+		out := make([]string, len(items))
+		for i, item := range items {
+			out[i] = opt + "=" + scalarText(d, p, item, false)
+		}
+		return out, nil
+	case ArityZeroOrMore, ArityOneOrMore, ArityExactly:
+		if d != DialectArgparse {
+			return nil, fmt.Errorf("the %s dialect has no spelling for an option with arity %s", d, p.Arity)
+		}
+		items := v.([]any)
+		if p.Arity == ArityExactly && p.N == 1 {
+			// nargs=1 takes its one value through "=", like a scalar.
+			return []string{opt + "=" + scalarText(d, p, items[0], false)}, nil
+		}
+		// argparse gives a multi-value option no "=" form: values follow
+		// as separate words, so none may look like an option.
+		out := []string{opt}
+		for i, item := range items {
+			s := scalarText(d, p, item, true)
+			if strings.HasPrefix(s, "-") && !(negativeNumber.MatchString(s) && p.Kind != KindString) {
+				return nil, fmt.Errorf("item %d (%s) starts with '-': after a space the parser would read it as an option", i, quoteShort(s))
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown arity %q", p.Arity)
+}
+
+// negativeNumber is argparse's own test (Python 3.11 _negative_number_matcher)
+// for a dash-leading word that is a value, not an option.
+var negativeNumber = regexp.MustCompile(`^-\d+$|^-\d*\.\d+$`)
+
+// scalarText spells one normalized value. spaced is set for an argparse
+// multi-value option item, where a number must stay in the plain decimal
+// form argparse recognises as a negative number (no exponent).
+func scalarText(d Dialect, p *Param, v any, spaced bool) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		if d == DialectArgparse && p.Kind == KindBoolean {
+			// An argparse boolean value (type=bool is not supported) only
+			// arises as a flag; spell it as Python would parse it anyway.
+			if x {
+				return "True"
+			}
+			return "False"
+		}
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		if x == 0 {
+			x = 0 // -0 spells as "-0", which looks like an option after a space
+		}
+		if d == DialectPflag && p.Type == "float32" {
+			// Shortest text for the float32 nearest x: parsing it at 32
+			// bits gives exactly float32(x), with no double rounding.
+			return strconv.FormatFloat(float64(float32(x)), 'g', -1, 32)
+		}
+		if spaced || math.Abs(x) < 1e21 && math.Abs(x) >= 1e-6 {
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}

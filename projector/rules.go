@@ -1,0 +1,200 @@
+package projector
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// MaxSafeInteger bounds every integer parameter: the largest integer a JSON
+// number carries exactly through any common decoder (2^53-1). A caller value
+// beyond it could arrive rounded, so an integer parameter's schema never
+// admits it, whatever the parser's own range.
+const MaxSafeInteger = 1<<53 - 1
+
+// NoNULPattern is the pattern of a string parameter that has no other
+// constraint: argv cannot carry a NUL byte, so no string value may contain one.
+const NoNULPattern = `^[^\x00]*$`
+
+// rule is the single source of a parameter's constraints: Project emits it as
+// schema keywords and RenderArgv checks values against it, so the two cannot
+// drift apart.
+type rule struct {
+	param    *Param
+	array    bool
+	item     scalarRule
+	minItems *int
+	maxItems *int
+}
+
+type scalarRule struct {
+	kind      Kind
+	choices   []any
+	pattern   *regexp.Regexp // nil for non-strings
+	forbidden []any
+	min, max  *float64
+}
+
+var patternCache sync.Map // string -> *regexp.Regexp
+
+func compilePattern(p string) (*regexp.Regexp, error) {
+	if re, ok := patternCache.Load(p); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	patternCache.Store(p, re)
+	return re, nil
+}
+
+func ruleOf(cmd *Command, p *Param) (*rule, error) {
+	r := &rule{param: p}
+	switch p.Kind {
+	case KindString, KindInteger, KindNumber, KindBoolean:
+	default:
+		return nil, modelError(cmd, "parameter %q has unknown kind %q", p.Name, p.Kind)
+	}
+	r.item.kind = p.Kind
+	r.item.choices = p.Choices
+	r.item.forbidden = p.Forbidden
+	switch p.Arity {
+	case ArityNone:
+		if p.Kind != KindBoolean {
+			return nil, modelError(cmd, "parameter %q takes no value but is of kind %q, not boolean", p.Name, p.Kind)
+		}
+	case ArityOne, ArityOptional:
+	case ArityZeroOrMore, ArityRepeated:
+		r.array = true
+	case ArityOneOrMore:
+		r.array = true
+		r.minItems = intPtr(1)
+	case ArityExactly:
+		if p.N < 1 {
+			return nil, modelError(cmd, "parameter %q has arity exactly %d", p.Name, p.N)
+		}
+		r.array = true
+		r.minItems, r.maxItems = intPtr(p.N), intPtr(p.N)
+	default:
+		return nil, modelError(cmd, "parameter %q has unknown arity %q", p.Name, p.Arity)
+	}
+	if p.MinItems > 0 {
+		if !r.array {
+			return nil, modelError(cmd, "parameter %q sets min_items but is not an array", p.Name)
+		}
+		if r.minItems == nil || *r.minItems < p.MinItems {
+			r.minItems = intPtr(p.MinItems)
+		}
+	}
+	switch p.Kind {
+	case KindString:
+		pat := p.Pattern
+		if pat == "" {
+			pat = NoNULPattern
+		}
+		re, err := compilePattern(pat)
+		if err != nil {
+			return nil, modelError(cmd, "parameter %q: pattern %q: %v", p.Name, pat, err)
+		}
+		r.item.pattern = re
+	case KindInteger:
+		lo, hi := float64(-MaxSafeInteger), float64(MaxSafeInteger)
+		if p.Minimum != nil && *p.Minimum > lo {
+			lo = *p.Minimum
+		}
+		if p.Maximum != nil && *p.Maximum < hi {
+			hi = *p.Maximum
+		}
+		r.item.min, r.item.max = &lo, &hi
+	case KindNumber:
+		r.item.min, r.item.max = p.Minimum, p.Maximum
+	}
+	if p.Kind != KindString && p.Pattern != "" {
+		return nil, modelError(cmd, "parameter %q of kind %s has a pattern", p.Name, p.Kind)
+	}
+	for _, f := range p.Forbidden {
+		probe := scalarRule{kind: p.Kind, pattern: r.item.pattern, min: r.item.min, max: r.item.max}
+		if _, err := probe.check(f); err != nil && !strings.Contains(err.Error(), "pattern") && !strings.Contains(err.Error(), "outside") {
+			return nil, modelError(cmd, "parameter %q: forbidden value %v: %v", p.Name, f, err)
+		}
+	}
+	for _, c := range p.Choices {
+		if _, err := r.item.check(c); err != nil {
+			return nil, modelError(cmd, "parameter %q: choice %v: %v", p.Name, c, err)
+		}
+	}
+	return r, nil
+}
+
+func intPtr(n int) *int { return &n }
+
+// check validates one scalar value and returns it normalized: a string, a
+// bool, an int64 (integers) or a float64 (numbers).
+func (s *scalarRule) check(v any) (any, error) {
+	var norm any
+	switch s.kind {
+	case KindString:
+		str, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("want a string, got %s", jsonTypeName(v))
+		}
+		if !s.pattern.MatchString(str) {
+			return nil, fmt.Errorf("value %s does not match pattern %s", quoteShort(str), s.pattern)
+		}
+		norm = str
+	case KindBoolean:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, fmt.Errorf("want a boolean, got %s", jsonTypeName(v))
+		}
+		norm = b
+	case KindInteger:
+		n, ok := asInteger(v)
+		if !ok {
+			return nil, fmt.Errorf("want an integer, got %s", jsonTypeName(v))
+		}
+		if float64(n) < *s.min || float64(n) > *s.max {
+			return nil, fmt.Errorf("value %d is outside [%v, %v]", n, *s.min, *s.max)
+		}
+		norm = n
+	case KindNumber:
+		f, ok := asNumber(v)
+		if !ok {
+			return nil, fmt.Errorf("want a number, got %s", jsonTypeName(v))
+		}
+		if s.min != nil && f < *s.min {
+			return nil, fmt.Errorf("value %v is below the minimum %v", f, *s.min)
+		}
+		if s.max != nil && f > *s.max {
+			return nil, fmt.Errorf("value %v is above the maximum %v", f, *s.max)
+		}
+		norm = f
+	}
+	for _, f := range s.forbidden {
+		if sameScalar(f, norm) {
+			return nil, fmt.Errorf("value %s is not allowed: the parser would misread it", quoteShort(fmt.Sprint(norm)))
+		}
+	}
+	if len(s.choices) > 0 {
+		found := false
+		for _, c := range s.choices {
+			if sameScalar(c, norm) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("value %v is not one of the choices %v", norm, s.choices)
+		}
+	}
+	return norm, nil
+}
+
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		return fmt.Sprintf("%q... (%d bytes)", s[:64], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
