@@ -1,0 +1,177 @@
+// Package verbsurface exposes a whole command-line program to agents as one
+// MCP tool, "request", whose argument schemas are projected live from the
+// CLI's own parser (package projector), validated closed, and executed
+// through a small [Executor] (package dispatch's Runner satisfies it).
+//
+// A request is an envelope:
+//
+//	{"ops":  [{"op": VERB, "args": {...}, "fingerprint": FP, "playbook_fingerprint": PF}],
+//	 "help": true | "VERB" | {"verb": VERB, DYNAMIC_PARAM: VALUE}}
+//
+// At least one of ops and help is present; the envelope is closed at every
+// level. The response is {"status": "success"|"partial", "results": [...],
+// "help": ...}: one result per op, in order, each {ok, op, class, result}
+// or {ok: false, op, class, error}. A malformed envelope or an over-long
+// batch is {"status": "error", "error": {...}} and the MCP result has
+// isError set; nothing runs. It is never a protocol error.
+//
+// # Embedding
+//
+// A program that embeds the surface builds a [Registry] (the allowlist),
+// a [Surface] over it, and registers the one tool with [AddRequestTool]:
+//
+//	func main() {
+//		root := cli.NewRootCommand() // the CLI's own cobra tree
+//		tree, err := fromcobra.WalkWith(root, &fromcobra.Options{ExcludeFlags: []string{"json"}})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		runner, err := dispatch.NewRunner("limcp", dispatch.Options{})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		reg, _ := verbsurface.NewRegistry(nil) // the default fence
+//		must(reg.Register(verbsurface.Verb{Name: "agent.submit", Class: verbsurface.ClassSpawn,
+//			Path: []string{"agent"}, Summary: "start one agent run in the background",
+//			Synonyms: []string{"submit_agent"}, Prepare: dispatch.PromptSnapshots{}.Prepare}))
+//		must(reg.Register(verbsurface.Verb{Name: "job.status", Class: verbsurface.ClassObserve,
+//			Path: []string{"job", "status"}, Summary: "show one job's status"}))
+//		surface, err := verbsurface.New(reg, verbsurface.Options{
+//			Source: verbsurface.StaticTree(tree), Exec: runner, MachineFlag: "--json"})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		server := mcp.NewServer(&mcp.Implementation{Name: "limcp", Version: "v1"}, nil)
+//		verbsurface.AddRequestTool(server, surface)
+//		log.Fatal(server.Run(context.Background(), &mcp.StdioTransport{}))
+//	}
+//
+// # Verbs, the allowlist and the fence
+//
+// Nothing is reachable unless registered. A [Verb] names its class (spawn,
+// observe, control), the command path it runs or mirrors, a summary, and
+// optionally v1 synonyms, a [Handler] (Go logic such as job.wait that runs
+// instead of the command, while the schema is still projected from the
+// command it mirrors), a [Preparer] (contract C4) and a [Dynamic] parameter.
+//
+// Fenced command paths ([DefaultFence]: state migrate, plugin trust, hooks
+// trust; configurable per CLI in [RegistryOptions]) grant privilege only a
+// human at a terminal may grant. Registration refuses any verb whose path,
+// name or synonym denotes one, and an op or help naming one, however
+// spelled, gets not_allowed. Names are folded before the fence compares
+// them: case, surrounding and inner whitespace, invisible and combining
+// characters, fullwidth and mathematical forms, Cyrillic and Greek
+// look-alikes, and every dot, slash, hyphen, underscore or colon variant; a
+// name one edit or transposition away from a fenced path is fenced too.
+// Registered verbs and synonyms themselves match exactly. A verb whose path
+// reaches a fenced command through an alias the registry could not know is
+// fenced when the live tree resolves it.
+//
+// # Discovery
+//
+// help: true returns the [Catalog]: one line per available verb, such as
+// "agent.submit(model, prompt|prompt_file, +9) — start one agent run in the
+// background" (required parameters, required groups as a|b, the count of
+// optional ones, the summary clipped to 60 characters), and the verbs that
+// cannot be offered with the reason and parameter. Synonyms and fenced
+// commands never appear. help: "VERB" returns a [VerbHelp]: verb, class,
+// summary, the full projected schema and its schema_fingerprint.
+//
+// Schemas are live: the [TreeSource] is asked once per request, and
+// projections are cached keyed on the canonical content of the command they
+// came from, so a changed CLI changes the schema on the next request. For
+// an external CLI, [CacheByFile] keys the tree on the executable's path,
+// size and modification time.
+//
+// # Validation
+//
+// Before anything runs, args are validated against the verb's schema by
+// [Validator], which interprets exactly the keyword subset projector emits
+// (contract C1) and reports every problem in a deterministic order, each
+// with the parameter and a reason: unknown parameter (the exact name
+// given), missing required, wrong type, not in the choices, a forbidden
+// value, too short, pattern, minimum, maximum, array bounds, mutually
+// exclusive pair, required group. There is no extra_args or any other
+// opaque argv channel. Its accept/reject decisions agree with jsonschema-go
+// on the same schema (a differential test holds it to that).
+//
+// # Fingerprints
+//
+// Every spawn op must carry "fingerprint" equal to the verb's current
+// schema_fingerprint (contract C2: "sf1-" and 16 hex digits of SHA-256 over
+// the canonical JSON of the verb and its schema); missing is
+// missing_fingerprint, different is stale_fingerprint. Observe and control
+// verbs, job.kill included, are exempt: their argument surfaces are small,
+// and gating an emergency stop behind a discovery round trip costs
+// something real.
+//
+// The fingerprint proves the schema the caller validated against is the
+// schema that runs: staleness is impossible. It does not prove the caller
+// read it: it is a transferable string.
+//
+// # Dynamic parameters
+//
+// A verb with a [Dynamic] parameter (play.submit's playbook) shows its base
+// schema in help, with a note that the value adds parameters. help:
+// {"verb": V, "playbook": NAME} performs the CLI's own injection and
+// returns the injected schema, its schema_fingerprint and
+// playbook_fingerprint (the content fingerprint, "pf1-..."). An op naming a
+// value is injected again and validated as the playbook is then; its
+// fingerprint must be the injected schema's. The caller passes the
+// playbook_fingerprint it discovered as the op's "playbook_fingerprint";
+// when the content executed differs, the op result says so:
+// "playbook_changed": {"discovered": ..., "executed": ...}. Every result of
+// a dynamic op carries the "playbook_fingerprint" it ran with.
+//
+// # Execution
+//
+// Each op passes these gates in order, and the first that fails is its
+// error: resolve the name (verb, synonym, fence, unknown); project
+// (unavailable, fenced alias, internal); inject the dynamic value;
+// validate; the [Policy] (with validated args; [ReadOnly] admits only
+// observe verbs); the fingerprint (spawn only); the preparer; then the
+// handler, or the rendered command "PATH... MACHINE_FLAG OPTIONS... --
+// POSITIONALS..." through the executor. Ops run in order; one failing does
+// not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
+//
+// Cancellation follows contract C6. Observe ops run under the request's
+// context: a client cancel stops the observation or dispatch. Spawn and
+// control ops run under context.WithoutCancel, bounded by the executor's
+// own timeout, so a cancel never half-submits or half-kills; the op returns
+// normally. Once the request is cancelled, ops not yet started do not start
+// and report cancelled.
+//
+// v1 synonyms are accepted in ops until Options.SynonymSunset (judged by
+// Options.Now), resolved to their verb before anything else, and never
+// advertised; from the sunset on they are retired_synonym naming the verb.
+//
+// # Error codes
+//
+// Every error object has a code from this closed set, a one-sentence
+// message, and the members the code lists. Errors about an op's arguments
+// or fingerprint also carry the verb's schema, its current
+// schema_fingerprint and help_call, the exact request that fetches them.
+//
+//   - malformed_envelope: the request is not a valid envelope (not an object, unknown key, neither ops nor help, a wrongly typed member); problems lists every defect, schema is the envelope's; nothing ran.
+//   - batch_too_large: more ops than the cap; limit names it; nothing ran. Split the batch.
+//   - unknown_verb: no verb of that exact name; matches lists close registered names.
+//   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
+//   - retired_synonym: a v1 name after its sunset; use names the verb.
+//   - unavailable_verb: the verb exists but cannot be offered (an unrepresentable parameter, named in param; a group; an unreadable CLI).
+//   - invalid_args: problems lists every problem with the args (including a preparer's or a dynamic value's); with schema, schema_fingerprint, help_call.
+//   - missing_fingerprint: a spawn op without fingerprint; with schema, schema_fingerprint, help_call.
+//   - stale_fingerprint: a spawn op whose fingerprint is not the current schema's; with schema, schema_fingerprint, help_call.
+//   - policy_refused: the surface's policy refused the op; the message gives its reason.
+//   - launch_failed: the CLI could not be started (dispatch).
+//   - absent_result: the command printed no machine result (dispatch).
+//   - invalid_result: the command's output was not a valid machine result (dispatch).
+//   - multiple_results: the command printed more than one JSON value (dispatch).
+//   - output_overflow: stdout or stderr passed its cap; the process group was killed (dispatch).
+//   - nonzero_exit: non-zero exit without a valid error object; details carry the exit code and stderr tail (dispatch).
+//   - timeout: the command (or a handler) ran out of time; the process group was terminated (dispatch).
+//   - unsupported_result_version: the machine result's version is not one dispatch reads.
+//   - cancelled: the caller cancelled an observe op in flight, or the request before the op started.
+//   - cli_error: the CLI's own error object, passed through; details hold its code, message and details.
+//   - handler_error: a verb's Go handler failed with its own code, kept in details.code.
+//   - internal_error: a bug in the embedding program or a projector (a schema outside C1, args that validated but did not render); not the caller's to fix.
+package verbsurface

@@ -1,0 +1,243 @@
+package verbsurface
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// envelope is a parsed request: the one tool's arguments.
+type envelope struct {
+	ops     []envelopeOp
+	hasOps  bool
+	help    *helpRequest
+	tooMany int // number of ops given when over the cap
+}
+
+// envelopeOp is one entry of "ops".
+type envelopeOp struct {
+	Op                  string
+	Args                map[string]any // nil when absent
+	Fingerprint         string
+	PlaybookFingerprint string
+}
+
+// helpRequest is the "help" member: the catalog (all), one verb, or one
+// verb with its dynamic parameter's value.
+type helpRequest struct {
+	all     bool
+	verb    string
+	dynamic map[string]string // other keys of the object form
+}
+
+// envelopeSchemaJSON renders the envelope's JSON Schema (DESIGN 1.1) for a
+// batch cap. It is the tool's whole input schema: it describes only the
+// envelope, never a verb, so its size does not depend on the registry.
+func envelopeSchemaJSON(maxOps int) []byte {
+	return []byte(`{"type":"object","properties":{` +
+		`"ops":{"type":"array","minItems":1,"maxItems":` + strconv.Itoa(maxOps) + `,"items":{"type":"object","properties":{` +
+		`"op":{"type":"string"},"args":{"type":"object"},"fingerprint":{"type":"string"},"playbook_fingerprint":{"type":"string"}},` +
+		`"required":["op"],"additionalProperties":false}},` +
+		`"help":{"anyOf":[{"const":true},{"type":"string"},{"type":"object","properties":{"verb":{"type":"string"}},` +
+		`"required":["verb"],"additionalProperties":{"type":"string"}}]}},` +
+		`"additionalProperties":false,"anyOf":[{"required":["ops"]},{"required":["help"]}]}`)
+}
+
+func envelopeSchema(maxOps int) *jsonschema.Schema {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(envelopeSchemaJSON(maxOps), &s); err != nil {
+		panic("verbsurface: envelope schema: " + err.Error()) // a constant; cannot fail
+	}
+	return &s
+}
+
+// parseEnvelope decodes and checks the tool's arguments. It returns every
+// structural problem (the envelope is closed at every level it defines);
+// tooMany is set instead when ops exceeds the cap, which is reported on its
+// own as batch_too_large.
+func parseEnvelope(raw json.RawMessage, maxOps int) (*envelope, []Problem) {
+	var problems []Problem
+	add := func(param, rule, format string, a ...any) {
+		problems = append(problems, Problem{Param: param, Rule: rule, Reason: fmt.Sprintf(format, a...)})
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}") // a call with no arguments is an empty envelope
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		add("", RuleNotAnObject, "the request is not valid JSON: %v", err)
+		return nil, problems
+	}
+	if dec.More() {
+		add("", RuleNotAnObject, "the request holds more than one JSON value")
+		return nil, problems
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		add("", RuleNotAnObject, "the request must be a JSON object with \"ops\" and/or \"help\", got %s", jsonTypeName(top))
+		return nil, problems
+	}
+	env := &envelope{}
+	for _, k := range sortedKeys(obj) {
+		if k != "ops" && k != "help" {
+			add(k, RuleUnknownParameter, "unknown top-level key %q: the request holds only \"ops\" and \"help\"", k)
+		}
+	}
+	if opsRaw, ok := obj["ops"]; ok {
+		env.hasOps = true
+		list, ok := opsRaw.([]any)
+		switch {
+		case !ok:
+			add("ops", RuleWrongType, "\"ops\" must be an array of {op, args, fingerprint} objects, got %s", jsonTypeName(opsRaw))
+		case len(list) > maxOps:
+			env.tooMany = len(list)
+			return env, nil
+		case len(list) == 0:
+			add("ops", RuleTooFewItems, "\"ops\" is empty: give 1 to %d ops, or omit it and ask for help", maxOps)
+		default:
+			for i, e := range list {
+				op, ps := parseOp(i, e)
+				problems = append(problems, ps...)
+				env.ops = append(env.ops, op)
+			}
+		}
+	}
+	if helpRaw, ok := obj["help"]; ok {
+		h, ps := parseHelp(helpRaw)
+		problems = append(problems, ps...)
+		env.help = h
+	}
+	if _, ok := obj["ops"]; !ok {
+		if _, ok := obj["help"]; !ok {
+			problems = append(problems, Problem{Param: "ops", Params: []string{"ops", "help"}, Rule: RuleRequiredGroup,
+				Reason: `the request needs "ops" or "help" (or both); start with {"help": true}`})
+		}
+	}
+	return env, problems
+}
+
+func parseOp(i int, e any) (envelopeOp, []Problem) {
+	var problems []Problem
+	at := fmt.Sprintf("ops[%d]", i)
+	add := func(param, rule, format string, a ...any) {
+		problems = append(problems, Problem{Param: param, Rule: rule, Reason: fmt.Sprintf(format, a...)})
+	}
+	var op envelopeOp
+	m, ok := e.(map[string]any)
+	if !ok {
+		add(at, RuleWrongType, "%s must be an object {op, args, fingerprint}, got %s", at, jsonTypeName(e))
+		return op, problems
+	}
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "op", "args", "fingerprint", "playbook_fingerprint":
+		default:
+			add(at+"."+k, RuleUnknownParameter, "unknown key %q in %s: an op holds only op, args, fingerprint and playbook_fingerprint; verb parameters go inside args", k, at)
+		}
+	}
+	str := func(k string, required bool) string {
+		x, ok := m[k]
+		if !ok {
+			if required {
+				add(at+"."+k, RuleMissingRequired, "%s has no %q: name the verb to run", at, k)
+			}
+			return ""
+		}
+		s, ok := x.(string)
+		if !ok {
+			add(at+"."+k, RuleWrongType, "%s.%s must be a string, got %s", at, k, jsonTypeName(x))
+		}
+		return s
+	}
+	op.Op = str("op", true)
+	op.Fingerprint = str("fingerprint", false)
+	op.PlaybookFingerprint = str("playbook_fingerprint", false)
+	if a, ok := m["args"]; ok {
+		args, ok := a.(map[string]any)
+		if !ok {
+			add(at+".args", RuleWrongType, "%s.args must be an object of the verb's parameters, got %s", at, jsonTypeName(a))
+		}
+		op.Args = args
+	}
+	return op, problems
+}
+
+func parseHelp(x any) (*helpRequest, []Problem) {
+	bad := func(got string) []Problem {
+		return []Problem{{Param: "help", Rule: RuleWrongType,
+			Reason: `"help" must be true (the catalog), a verb name, or {"verb": NAME, <dynamic parameter>: VALUE}; got ` + got}}
+	}
+	switch h := x.(type) {
+	case bool:
+		if !h {
+			return nil, bad("false")
+		}
+		return &helpRequest{all: true}, nil
+	case string:
+		return &helpRequest{verb: h}, nil
+	case map[string]any:
+		req := &helpRequest{}
+		var problems []Problem
+		v, ok := h["verb"]
+		if !ok {
+			problems = append(problems, Problem{Param: "help.verb", Rule: RuleMissingRequired,
+				Reason: `the object form of "help" needs "verb"`})
+		} else if s, ok := v.(string); ok {
+			req.verb = s
+		} else {
+			problems = append(problems, Problem{Param: "help.verb", Rule: RuleWrongType,
+				Reason: `"help.verb" must be a string, got ` + jsonTypeName(v)})
+		}
+		for _, k := range sortedKeys(h) {
+			if k == "verb" {
+				continue
+			}
+			s, ok := h[k].(string)
+			if !ok {
+				problems = append(problems, Problem{Param: "help." + k, Rule: RuleWrongType,
+					Reason: fmt.Sprintf("%q must be a string (the dynamic parameter's value), got %s", "help."+k, jsonTypeName(h[k]))})
+				continue
+			}
+			if req.dynamic == nil {
+				req.dynamic = map[string]string{}
+			}
+			req.dynamic[k] = s
+		}
+		return req, problems
+	}
+	return nil, bad(jsonTypeName(x))
+}
+
+func jsonTypeName(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

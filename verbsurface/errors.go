@@ -1,0 +1,154 @@
+package verbsurface
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Error codes: the closed set an op, help or request error carries. The
+// package documentation lists what each means and what the caller does next.
+const (
+	// Envelope and request.
+	CodeMalformedEnvelope = "malformed_envelope"
+	CodeBatchTooLarge     = "batch_too_large"
+
+	// Naming a verb.
+	CodeUnknownVerb     = "unknown_verb"
+	CodeNotAllowed      = "not_allowed"
+	CodeRetiredSynonym  = "retired_synonym"
+	CodeUnavailableVerb = "unavailable_verb"
+
+	// Arguments and fingerprints.
+	CodeInvalidArgs        = "invalid_args"
+	CodeMissingFingerprint = "missing_fingerprint"
+	CodeStaleFingerprint   = "stale_fingerprint"
+	CodePolicyRefused      = "policy_refused"
+
+	// Dispatch failures (contract C3), passed through from the executor.
+	CodeLaunchFailed             = "launch_failed"
+	CodeAbsentResult             = "absent_result"
+	CodeInvalidResult            = "invalid_result"
+	CodeMultipleResults          = "multiple_results"
+	CodeOutputOverflow           = "output_overflow"
+	CodeNonzeroExit              = "nonzero_exit"
+	CodeTimeout                  = "timeout"
+	CodeUnsupportedResultVersion = "unsupported_result_version"
+	CodeCancelled                = "cancelled"
+	CodeCLIError                 = "cli_error"
+	CodeHandlerError             = "handler_error"
+	CodeInternalError            = "internal_error"
+)
+
+// Codes returns the closed set of error codes, in documentation order.
+func Codes() []string { return slices.Clone(allCodes) }
+
+var allCodes = []string{
+	CodeMalformedEnvelope, CodeBatchTooLarge,
+	CodeUnknownVerb, CodeNotAllowed, CodeRetiredSynonym, CodeUnavailableVerb,
+	CodeInvalidArgs, CodeMissingFingerprint, CodeStaleFingerprint, CodePolicyRefused,
+	CodeLaunchFailed, CodeAbsentResult, CodeInvalidResult, CodeMultipleResults, CodeOutputOverflow,
+	CodeNonzeroExit, CodeTimeout, CodeUnsupportedResultVersion, CodeCancelled, CodeCLIError,
+	CodeHandlerError, CodeInternalError,
+}
+
+// passThroughCodes are the codes an executor or handler error may carry
+// into an op result unchanged.
+var passThroughCodes = map[string]bool{
+	CodeLaunchFailed: true, CodeAbsentResult: true, CodeInvalidResult: true, CodeMultipleResults: true,
+	CodeOutputOverflow: true, CodeNonzeroExit: true, CodeTimeout: true, CodeUnsupportedResultVersion: true,
+	CodeCancelled: true, CodeCLIError: true,
+}
+
+// ErrorObject is the "error" member of a failed op, help or request.
+type ErrorObject struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Problems lists every argument problem (invalid_args) or envelope
+	// problem (malformed_envelope).
+	Problems []Problem `json:"problems,omitempty"`
+	// Matches are close registered verb names (unknown_verb).
+	Matches []string `json:"matches,omitempty"`
+	// Use names the verb that replaces a retired synonym (retired_synonym).
+	Use string `json:"use,omitempty"`
+	// Param names the parameter that makes a verb unavailable
+	// (unavailable_verb), when one is to blame.
+	Param string `json:"param,omitempty"`
+	// Limit is the batch cap (batch_too_large).
+	Limit int `json:"limit,omitempty"`
+	// Details carries a dispatch failure's or the CLI's own details.
+	Details map[string]any `json:"details,omitempty"`
+	// Schema, SchemaFingerprint and HelpCall accompany every error about
+	// an op's arguments or fingerprint, so recovery is one step. For a
+	// malformed envelope, Schema is the envelope's.
+	Schema            *jsonschema.Schema `json:"schema,omitempty"`
+	SchemaFingerprint string             `json:"schema_fingerprint,omitempty"`
+	HelpCall          any                `json:"help_call,omitempty"`
+}
+
+// coded is how consumers match executor errors (contract C3) without
+// importing dispatch.
+type coded interface{ ErrorCode() string }
+
+type detailed interface{ ErrorDetails() map[string]any }
+
+// executionError converts an executor or handler error into an error
+// object. Known dispatch codes and cli_error pass through; a handler's own
+// code is kept in details under handler_error; anything without a code is
+// an internal error of the embedding program.
+func executionError(err error, fromHandler bool) *ErrorObject {
+	eo := &ErrorObject{Message: err.Error()}
+	var c coded
+	var code string
+	if errors.As(err, &c) {
+		code = c.ErrorCode()
+	}
+	var d detailed
+	if errors.As(err, &d) {
+		eo.Details = d.ErrorDetails()
+	}
+	if code == "" {
+		// A handler that gave up because its context ended reports what
+		// happened in the caller's words, not as an internal failure.
+		switch {
+		case errors.Is(err, context.Canceled):
+			code = CodeCancelled
+		case errors.Is(err, context.DeadlineExceeded):
+			code = CodeTimeout
+		}
+	}
+	switch {
+	case passThroughCodes[code]:
+		eo.Code = code
+		if code == CodeCLIError {
+			if m, ok := eo.Details["message"].(string); ok && m != "" {
+				eo.Message = m
+			}
+		}
+	case fromHandler:
+		eo.Code = CodeHandlerError
+		details := map[string]any{}
+		if code != "" {
+			details["code"] = code
+		}
+		if eo.Details != nil {
+			details["details"] = eo.Details
+		}
+		if len(details) > 0 {
+			eo.Details = details
+		} else {
+			eo.Details = nil
+		}
+	default:
+		eo.Code = CodeInternalError
+		if code != "" {
+			eo.Details = map[string]any{"code": code, "details": eo.Details}
+			if eo.Details["details"] == nil {
+				delete(eo.Details, "details")
+			}
+		}
+	}
+	return eo
+}

@@ -1,0 +1,131 @@
+package verbsurface
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultFence is the fenced command paths a registry uses when its options
+// name none (contract C5): state-store schema migration, trusting a plugin,
+// trusting hooks. Each grants privilege that only a human at a terminal may
+// grant, so no agent may reach them through the surface: not as a verb, not
+// as a synonym, not through help.
+var DefaultFence = [][]string{
+	{"state", "migrate"},
+	{"plugin", "trust"},
+	{"hooks", "trust"},
+}
+
+// fence is a compiled list of fenced command paths.
+type fence struct {
+	paths  [][]string // folded tokens of each fenced path
+	joined []string   // the same, concatenated without separators
+	shown  []string   // the path as configured, space-joined, for messages
+}
+
+func newFence(paths [][]string) (*fence, error) {
+	f := &fence{}
+	for i, p := range paths {
+		var toks []string
+		for _, elem := range p {
+			toks = append(toks, foldTokens(elem)...)
+		}
+		if len(toks) == 0 {
+			return nil, fmt.Errorf("verbsurface: fence entry %d (%q) is empty after normalisation", i, p)
+		}
+		f.paths = append(f.paths, toks)
+		f.joined = append(f.joined, strings.Join(toks, ""))
+		f.shown = append(f.shown, strings.Join(p, " "))
+	}
+	return f, nil
+}
+
+// matchName reports whether name, however spelled, denotes a fenced command
+// path, returning that path as configured. A name is fenced when its folded
+// tokens begin with a fenced path's tokens ("state.migrate",
+// "state migrate --force", "STATE/Migrate/now"), when its folded letters
+// with every separator removed equal the fenced path's ("statemigrate",
+// "stateMigrate"), or when they miss it by one edit or one transposition
+// ("state.migrat", "stat.migrate", "state.mirgate"): a near miss of a
+// fenced command is refused as fenced, not taught as an unknown verb whose
+// closest match is the fenced one.
+func (f *fence) matchName(name string) (string, bool) {
+	toks := foldTokens(name)
+	if p, ok := f.matchTokens(toks); ok {
+		return p, true
+	}
+	joined := strings.Join(toks, "")
+	for i, j := range f.joined {
+		if len(joined) <= 64 && osaDistance(joined, j) <= 1 {
+			return f.shown[i], true
+		}
+	}
+	return "", false
+}
+
+// osaDistance is the optimal-string-alignment edit distance (Levenshtein
+// plus adjacent transpositions) over runes.
+func osaDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// matchPath is matchName for a command path given as elements.
+func (f *fence) matchPath(path []string) (string, bool) {
+	var toks []string
+	for _, elem := range path {
+		toks = append(toks, foldTokens(elem)...)
+	}
+	return f.matchTokens(toks)
+}
+
+func (f *fence) matchTokens(toks []string) (string, bool) {
+	if f == nil || len(toks) == 0 {
+		return "", false
+	}
+	joined := strings.Join(toks, "")
+	for i, p := range f.paths {
+		if joined == f.joined[i] || hasTokenPrefix(toks, p) {
+			return f.shown[i], true
+		}
+	}
+	return "", false
+}
+
+func hasTokenPrefix(toks, prefix []string) bool {
+	if len(toks) < len(prefix) {
+		return false
+	}
+	for i := range prefix {
+		if toks[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fencedMessage is the sentence an op or help naming a fenced command gets.
+func fencedMessage(name, path string) string {
+	return fmt.Sprintf("%q names the fenced command %q, which grants privilege and is a human-at-a-terminal operation: "+
+		"it is not reachable through this surface; ask the operator to run it themselves", name, path)
+}

@@ -1,0 +1,61 @@
+package verbsurface
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool returns the one tool's definition: name "request", a short
+// description and the envelope's input schema. Nothing in it depends on
+// the registered verbs, so its size is the same for 10 verbs or 600.
+func (s *Surface) Tool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:        ToolName,
+		Description: s.description(),
+		InputSchema: s.EnvelopeSchema(),
+	}
+}
+
+// AddRequestTool registers the single tool "request" on server, answered by
+// s. It uses the SDK's raw [mcp.ToolHandler]: the SDK neither unmarshals nor
+// validates the arguments, because the surface's own envelope parsing
+// reports every problem as a tool result (isError true, with the envelope
+// schema), never as a protocol error. Every result carries the response
+// object twice: as structuredContent and as one compact JSON text item
+// with the same bytes.
+//
+// When the client sent a progress token, handlers receive a Progress func
+// that sends MCP progress notifications on the request's session.
+// AddRequestTool does not add any other tool, prompt or resource.
+func AddRequestTool(server *mcp.Server, s *Surface) {
+	server.AddTool(s.Tool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var arguments json.RawMessage
+		progress := noProgress
+		if req != nil && req.Params != nil {
+			arguments = req.Params.Arguments
+			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+				session := req.Session
+				progress = func(ctx context.Context, done, total float64, message string) {
+					// A failed notification must not fail the op: progress
+					// is advisory, the result is what counts.
+					_ = session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+						ProgressToken: token, Progress: done, Total: total, Message: message})
+				}
+			}
+		}
+		resp := s.Handle(ctx, arguments, progress)
+		return ToolResult(resp), nil
+	})
+}
+
+// ToolResult converts a response to the MCP tool result the binding sends.
+func ToolResult(resp *Response) *mcp.CallToolResult {
+	b := resp.JSON()
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+		IsError:           resp.IsError(),
+	}
+}

@@ -1,0 +1,31 @@
+package verbsurface
+
+import (
+	"context"
+	"fmt"
+)
+
+// Policy sees every op after its args validated and before anything runs,
+// and may refuse it: a non-nil error refuses the op with code
+// policy_refused, the error's text being the reason. Because every call
+// reaches the same tool, tool-name-keyed permission layers see no signal;
+// a Policy keys on the verb, its class and the args themselves.
+//
+// A Policy must not modify op.Args.
+type Policy func(ctx context.Context, op PolicyOp) error
+
+// PolicyOp is what a [Policy] judges.
+type PolicyOp struct {
+	Verb  string
+	Class Class
+	Args  map[string]any // validated; numbers as decoded (json.Number)
+}
+
+// ReadOnly admits only observe verbs: nothing is started, changed or
+// killed through a surface that uses it.
+func ReadOnly(_ context.Context, op PolicyOp) error {
+	if op.Class != ClassObserve {
+		return fmt.Errorf("this surface is read-only: %s is a %s verb and only observe verbs may run", op.Verb, op.Class)
+	}
+	return nil
+}

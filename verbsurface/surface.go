@@ -1,0 +1,366 @@
+package verbsurface
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// DefaultMaxOps is the batch cap when Options.MaxOps is zero.
+const DefaultMaxOps = 16
+
+// Options configures a [Surface]. Source is required; Exec is required
+// unless every verb has a Handler. Every other zero value is right.
+type Options struct {
+	// Source supplies the CLI's parser tree, live.
+	Source TreeSource
+	// Exec runs rendered commands (dispatch.Runner satisfies it).
+	Exec Executor
+	// MachineFlag is the option that puts the CLI into machine mode
+	// ("--json" for limcp, contract C7). When set, the surface puts it
+	// after the command path on every dispatch, and a parameter spelled
+	// with it is removed from every projected command, so it is never a
+	// caller's parameter (walk a cobra tree with the flag excluded, as
+	// fromcobra.Options.ExcludeFlags allows, and it is never there to
+	// begin with). Empty: the executor arranges machine output itself.
+	MachineFlag string
+	// MaxOps caps a batch; zero means [DefaultMaxOps]. More ops is the
+	// request-level error batch_too_large, never a truncation.
+	MaxOps int
+	// Policy, when set, may refuse any op after validation (policy_refused).
+	Policy Policy
+	// SynonymSunset is when v1 synonyms stop being accepted: from that
+	// instant on they are rejected with retired_synonym naming the verb.
+	// Zero means they never retire.
+	SynonymSunset time.Time
+	// Now is the clock the sunset is judged by; nil means time.Now.
+	Now func() time.Time
+	// Description replaces the tool description; keep it short, the whole
+	// tools/list entry must stay under 1,024 bytes.
+	Description string
+}
+
+// Surface answers the one tool's requests against a [Registry]. It is safe
+// for concurrent use.
+type Surface struct {
+	reg   *Registry
+	opts  Options
+	cache projectionCache
+}
+
+// New returns a surface over reg. It fails when Source is missing, when a
+// registered verb without Handler has no Executor to run it, or when MaxOps
+// is negative.
+func New(reg *Registry, opts Options) (*Surface, error) {
+	if reg == nil {
+		return nil, errors.New("verbsurface: New: nil registry")
+	}
+	if opts.Source == nil {
+		return nil, errors.New("verbsurface: New: Options.Source is required (the CLI's parser tree)")
+	}
+	if opts.MaxOps < 0 {
+		return nil, fmt.Errorf("verbsurface: New: Options.MaxOps %d is negative", opts.MaxOps)
+	}
+	if opts.MaxOps == 0 {
+		opts.MaxOps = DefaultMaxOps
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Exec == nil {
+		for _, v := range reg.snapshot() {
+			if v.Handler == nil {
+				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but Options.Exec is nil", v.Name)
+			}
+		}
+	}
+	return &Surface{reg: reg, opts: opts}, nil
+}
+
+// Handle answers one request: arguments is the tool call's raw arguments
+// (the envelope). progress may be nil. Handle never fails: every problem,
+// including a malformed envelope, is in the response. Ops run in order and
+// one failing does not stop the rest. Once ctx is cancelled, ops not yet
+// started do not start (each reports cancelled); an observe op in flight
+// stops; a spawn or control op in flight completes (contract C6).
+func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progress ProgressFunc) *Response {
+	if progress == nil {
+		progress = noProgress
+	}
+	env, problems := parseEnvelope(arguments, s.opts.MaxOps)
+	if env != nil && env.tooMany > 0 {
+		return &Response{Status: StatusError, Error: &ErrorObject{Code: CodeBatchTooLarge, Limit: s.opts.MaxOps,
+			Message: fmt.Sprintf("%d ops given; a request holds at most %d: split them across requests", env.tooMany, s.opts.MaxOps)}}
+	}
+	if len(problems) > 0 {
+		return &Response{Status: StatusError, Error: &ErrorObject{Code: CodeMalformedEnvelope,
+			Message: "the request is not a valid envelope: " + problems[0].Reason +
+				plural(len(problems), "; see problems for the rest", "") + "; the schema shows its shape",
+			Problems: problems, Schema: envelopeSchema(s.opts.MaxOps)}}
+	}
+	rs := &requestState{}
+	resp := &Response{Status: StatusSuccess}
+	if env.hasOps {
+		resp.Results = make([]*OpResult, 0, len(env.ops))
+		for _, op := range env.ops {
+			r := s.runOp(ctx, rs, op, progress)
+			if !r.OK {
+				resp.Status = StatusPartial
+			}
+			resp.Results = append(resp.Results, r)
+		}
+	}
+	if env.help != nil {
+		h, ok := s.help(ctx, rs, env.help)
+		if !ok {
+			resp.Status = StatusPartial
+		}
+		resp.Help = h
+	}
+	return resp
+}
+
+func plural(n int, many, one string) string {
+	if n > 1 {
+		return many
+	}
+	return one
+}
+
+// resolved is a name looked up as a caller gave it.
+type resolved struct {
+	verb *Verb
+	err  *ErrorObject
+}
+
+// resolve maps a name given in an op or help to a verb: exactly a
+// registered verb; exactly a v1 synonym (until the sunset); a fenced
+// command however spelled (not_allowed); otherwise unknown_verb with the
+// closest registered names.
+func (s *Surface) resolve(name string) resolved {
+	if v := s.reg.lookup(name); v != nil {
+		return resolved{verb: v}
+	}
+	if v := s.reg.synonym(name); v != nil {
+		if !s.opts.SynonymSunset.IsZero() && !s.opts.Now().Before(s.opts.SynonymSunset) {
+			return resolved{err: &ErrorObject{Code: CodeRetiredSynonym, Use: v.Name,
+				Message: fmt.Sprintf("%q was retired on %s: use %q (its schema: {\"help\": %q})",
+					name, s.opts.SynonymSunset.UTC().Format(time.RFC3339), v.Name, v.Name)}}
+		}
+		return resolved{verb: v}
+	}
+	if p, ok := s.reg.fence.matchName(name); ok {
+		return resolved{err: &ErrorObject{Code: CodeNotAllowed, Message: fencedMessage(name, p)}}
+	}
+	matches := closeMatches(name, s.reg.Verbs())
+	msg := fmt.Sprintf("%s is not a verb of this surface", short(name))
+	if len(matches) > 0 {
+		msg += "; did you mean " + quoteList(matches) + "?"
+	} else {
+		msg += `; {"help": true} lists the verbs`
+	}
+	return resolved{err: &ErrorObject{Code: CodeUnknownVerb, Message: msg, Matches: matches}}
+}
+
+// unofferedError is the error for a verb whose projection is not ok.
+func (s *Surface) unofferedError(v *Verb, p *projection) *ErrorObject {
+	switch {
+	case p.fenced != "":
+		return &ErrorObject{Code: CodeNotAllowed, Message: fencedMessage(v.Name, p.fenced)}
+	case p.internal != nil:
+		return &ErrorObject{Code: CodeInternalError, Message: p.internal.Error()}
+	}
+	msg := fmt.Sprintf("%s cannot be offered: %s", v.Name, p.unavailable.Reason)
+	return &ErrorObject{Code: CodeUnavailableVerb, Param: p.unavailable.Param, Message: msg}
+}
+
+// helpCall is the exact request that fetches what p describes.
+func helpCall(v *Verb, p *projection) any {
+	if v.Dynamic != nil && p != nil && p.dynValue != "" {
+		return map[string]any{"help": map[string]string{"verb": v.Name, v.Dynamic.Param: p.dynValue}}
+	}
+	return map[string]any{"help": v.Name}
+}
+
+// argsError builds an error about an op's arguments or fingerprint: it
+// always carries the schema, the current fingerprint and the help call,
+// so the caller can repair the op without another discovery round trip.
+func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []Problem) *ErrorObject {
+	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema, SchemaFingerprint: p.fingerprint, HelpCall: helpCall(v, p)}
+	switch code {
+	case CodeInvalidArgs:
+		eo.Message = fmt.Sprintf("%d problem%s with the args of %s: %s", len(problems), plural(len(problems), "s", ""), v.Name, problems[0].Reason)
+		if len(problems) > 1 {
+			eo.Message += "; fix every problem listed and resend"
+		} else {
+			eo.Message += "; fix it and resend"
+		}
+		if v.Class == ClassSpawn && op != nil && op.Fingerprint != p.fingerprint {
+			eo.Message += fmt.Sprintf(" with \"fingerprint\": %q", p.fingerprint)
+		}
+	case CodeMissingFingerprint:
+		eo.Message = fmt.Sprintf("%s starts work, so the op must carry \"fingerprint\" (the schema_fingerprint from help): resend with \"fingerprint\": %q after checking the args against the schema", v.Name, p.fingerprint)
+	case CodeStaleFingerprint:
+		eo.Message = fmt.Sprintf("the fingerprint %s does not match the current schema of %s (%s): the schema changed since you read it; check the args against the schema given here and resend with the new fingerprint", short(op.Fingerprint), v.Name, p.fingerprint)
+	}
+	return eo
+}
+
+// runOp runs one op through every gate, in this order: resolve the name;
+// project the verb (unavailable, fenced); resolve the dynamic parameter;
+// validate args; ask the policy; check the fingerprint (spawn only);
+// prepare; execute (handler or rendered command).
+func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, progress ProgressFunc) *OpResult {
+	res := &OpResult{Op: op.Op, Class: classNone}
+	fail := func(eo *ErrorObject) *OpResult {
+		res.OK, res.Error = false, eo
+		return res
+	}
+	r := s.resolve(op.Op)
+	if r.err != nil {
+		return fail(r.err)
+	}
+	v := r.verb
+	res.Op, res.Class = v.Name, v.Class
+	if ctx.Err() != nil {
+		return fail(&ErrorObject{Code: CodeCancelled, Message: "the request was cancelled before this op started; it did not run"})
+	}
+	p := s.project(ctx, rs, v)
+	if !p.ok() {
+		return fail(s.unofferedError(v, p))
+	}
+	args := op.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	if v.Dynamic != nil {
+		if value, ok := args[v.Dynamic.Param].(string); ok {
+			dp, eo := s.injectDynamic(ctx, rs, v, p, value)
+			if eo != nil {
+				return fail(eo)
+			}
+			p = dp
+			res.PlaybookFingerprint = dp.playbookFP
+		}
+	}
+	if problems := p.validator.Validate(args); len(problems) > 0 {
+		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
+	}
+	if s.opts.Policy != nil {
+		if err := s.opts.Policy(ctx, PolicyOp{Verb: v.Name, Class: v.Class, Args: args}); err != nil {
+			return fail(&ErrorObject{Code: CodePolicyRefused,
+				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)})
+		}
+	}
+	if v.Class == ClassSpawn {
+		switch op.Fingerprint {
+		case p.fingerprint:
+		case "":
+			return fail(argsError(v, p, &op, CodeMissingFingerprint, nil))
+		default:
+			return fail(argsError(v, p, &op, CodeStaleFingerprint, nil))
+		}
+	}
+	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {
+		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
+	}
+	args = p.validator.normalizeArgs(args)
+
+	// Contract C6: only an observation may be cut short by the caller.
+	// Spawn and control ops run detached from the request's cancellation
+	// (bounded by the executor's own timeout), so a client cancel can never
+	// half-submit or half-kill.
+	if v.Class != ClassObserve {
+		ctx = context.WithoutCancel(ctx)
+	}
+	if v.Prepare != nil {
+		prepared, info, cleanup, err := v.Prepare(ctx, args)
+		if cleanup != nil {
+			defer cleanup()
+		}
+		res.Info = info
+		if err != nil {
+			param := ""
+			var pe interface{ Param() string }
+			if errors.As(err, &pe) {
+				param = pe.Param()
+			}
+			return fail(argsError(v, p, &op, CodeInvalidArgs, []Problem{{Param: param, Rule: RulePrepare, Reason: err.Error()}}))
+		}
+		if prepared != nil {
+			args = prepared
+		}
+	}
+	data, eo := s.execute(ctx, v, p, args, progress)
+	if eo != nil {
+		return fail(eo)
+	}
+	res.OK, res.Result = true, data
+	return res
+}
+
+// execute runs the verb's handler or its rendered command.
+func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc) (json.RawMessage, *ErrorObject) {
+	if v.Handler != nil {
+		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Exec: s.opts.Exec, Progress: progress})
+		if err != nil {
+			return nil, executionError(err, true)
+		}
+		data, err := json.Marshal(out)
+		if err != nil {
+			return nil, &ErrorObject{Code: CodeInternalError,
+				Message: fmt.Sprintf("verbsurface: verb %q: encoding the handler's result: %v", v.Name, err)}
+		}
+		return data, nil
+	}
+	if s.opts.Exec == nil {
+		return nil, &ErrorObject{Code: CodeInternalError,
+			Message: fmt.Sprintf("verbsurface: verb %q runs its command but the surface has no executor", v.Name)}
+	}
+	tail, err := projector.RenderArgv(p.dialect, p.cmd, args)
+	if err != nil {
+		// Validation accepted these args, so the schema promised they
+		// render (contract C1); this is a projector bug, not the caller's.
+		return nil, &ErrorObject{Code: CodeInternalError,
+			Message: fmt.Sprintf("verbsurface: verb %q: args validated but did not render: %v", v.Name, err)}
+	}
+	argv := make([]string, 0, len(p.cmd.Path)+1+len(tail))
+	argv = append(argv, p.cmd.Path...)
+	if s.opts.MachineFlag != "" {
+		argv = append(argv, s.opts.MachineFlag)
+	}
+	argv = append(argv, tail...)
+	data, err := s.opts.Exec.Run(ctx, argv)
+	if err != nil {
+		return nil, executionError(err, false)
+	}
+	if len(data) == 0 {
+		data = json.RawMessage("null")
+	}
+	return data, nil
+}
+
+// Tool name and default description of the one tool.
+const (
+	ToolName           = "request"
+	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":"VERB"} gives its args schema and fingerprint. ` +
+		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order; spawn verbs need the fingerprint. ` +
+		`Every error says how to fix it.`
+)
+
+func (s *Surface) description() string {
+	if s.opts.Description != "" {
+		return s.opts.Description
+	}
+	return defaultDescription
+}
+
+// EnvelopeSchema returns the JSON Schema of the request envelope (the
+// tool's input schema) as compact JSON.
+func (s *Surface) EnvelopeSchema() json.RawMessage {
+	return json.RawMessage(envelopeSchemaJSON(s.opts.MaxOps))
+}

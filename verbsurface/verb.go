@@ -1,0 +1,114 @@
+package verbsurface
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// Class says what an op does to the world. It decides whether a fingerprint
+// is required (spawn only), how cancellation reaches it (observe only), and
+// what a [Policy] such as [ReadOnly] admits. Every op result names it.
+type Class string
+
+const (
+	ClassSpawn   Class = "spawn"   // starts work: agent.submit, flow.submit, play.submit
+	ClassObserve Class = "observe" // reads: job.status, job.list, job.wait
+	ClassControl Class = "control" // changes existing state: job.kill, schedule.add
+)
+
+// classNone is the class an op result names when the op resolved to no
+// verb (unknown, fenced, retired synonym): there is nothing to classify, yet
+// audit layers keyed on "class" still find the key.
+const classNone Class = "none"
+
+func (c Class) valid() bool {
+	return c == ClassSpawn || c == ClassObserve || c == ClassControl
+}
+
+// Verb is one registered operation. Its argument schema is never written by
+// hand: it is projected, live, from the CLI command at Path, even when a
+// Handler (Go logic such as job.wait) runs instead of the command.
+type Verb struct {
+	// Name is the namespaced verb: lowercase segments joined by dots
+	// ("agent.submit").
+	Name string
+	// Class is spawn, observe or control.
+	Class Class
+	// Path is the CLI command path the verb runs or mirrors (["job","wait"]).
+	// Registration refuses a fenced path.
+	Path []string
+	// Summary is the one line the catalog shows.
+	Summary string
+	// Synonyms are the verb's v1 names ("submit_agent"). They are accepted
+	// until Options.SynonymSunset, resolved before dispatch, and never
+	// advertised or taught.
+	Synonyms []string
+	// Handler, when set, runs instead of dispatching the rendered command.
+	Handler Handler
+	// Prepare, when set, runs after validation and before rendering
+	// (contract C4).
+	Prepare Preparer
+	// Dynamic, when set, names the parameter whose value injects more
+	// parameters (a playbook) and the CLI's own injection.
+	Dynamic *Dynamic
+}
+
+// Dynamic describes a verb's dynamic parameter (DESIGN 2.6).
+type Dynamic struct {
+	// Param is the schema name of the parameter whose value selects what is
+	// injected ("playbook").
+	Param string
+	// Inject performs the CLI's own injection for a value.
+	Inject projector.Injector
+}
+
+// Preparer is the argument-preparation hook of contract C4. It receives the
+// validated args and returns the args to render, information merged into
+// the op's result object, and a cleanup run after the command exits (nil
+// for none). An error implementing Param() string becomes an invalid_args
+// problem on that parameter; any other error is invalid_args with param "".
+type Preparer func(ctx context.Context, args map[string]any) (prepared map[string]any, info map[string]any, cleanup func(), err error)
+
+// Handler runs a verb backed by Go logic instead of its command. Its result
+// must marshal to JSON; it becomes the op's "result". An error implementing
+// ErrorCode() string whose code is one of the surface's codes (for example a
+// dispatch failure or cli_error) keeps that code; any other error is
+// reported as handler_error with the handler's own code in details.
+type Handler func(ctx context.Context, call *Call) (any, error)
+
+// Call is what a Handler receives.
+type Call struct {
+	Verb  string         // the registered verb name
+	Class Class          // its class
+	Args  map[string]any // validated (and prepared) args, numbers normalised
+	// Exec runs CLI commands (argv without the program) through the
+	// surface's executor, for handlers that call the CLI themselves.
+	Exec Executor
+	// Progress reports progress to the client when it asked for it (an MCP
+	// progress token); otherwise it does nothing. Never nil.
+	Progress ProgressFunc
+}
+
+// ProgressFunc reports progress on a long-running op. progress should
+// increase on every call; total is 0 when unknown.
+type ProgressFunc func(ctx context.Context, progress, total float64, message string)
+
+func noProgress(context.Context, float64, float64, string) {}
+
+// Executor runs one CLI command and returns the data member of its machine
+// result (contract C3). argv excludes the program. Every error should
+// implement ErrorCode() string (and optionally ErrorDetails()
+// map[string]any); dispatch.Runner satisfies it.
+type Executor interface {
+	Run(ctx context.Context, argv []string) (json.RawMessage, error)
+}
+
+// ExecutorFunc adapts a function to [Executor].
+type ExecutorFunc func(ctx context.Context, argv []string) (json.RawMessage, error)
+
+// Run calls f.
+func (f ExecutorFunc) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
+	return f(ctx, argv)
+}
