@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+)
+
+// The end-to-end tests run the built binary: TestMain builds it once into
+// a temporary directory. Each test gets its own state home, and every
+// process a test starts carries LIMCP_E2E_TAG=<home> in its environment
+// (workers and providers inherit it), so cleanup finds and kills all of
+// them and "no process survived" is a question /proc can answer.
+
+var limcpBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "limcp-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	limcpBin = filepath.Join(dir, "limcp")
+	build := exec.Command("go", "build", "-o", limcpBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building limcp:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const tagVar = "LIMCP_E2E_TAG"
+
+type env struct {
+	t    testing.TB
+	home string
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	e := &env{t: t, home: t.TempDir()}
+	t.Cleanup(e.reap)
+	return e
+}
+
+func (e *env) environ() []string {
+	env := []string{tagVar + "=" + e.home}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LIMCP_HOME=") && !strings.HasPrefix(kv, tagVar+"=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// execLimcp prepares limcp args... without --home, with extra environment
+// (and without the caller's LIMCP_HOME and XDG_STATE_HOME).
+func execLimcp(e *env, extra []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(limcpBin, args...)
+	for _, kv := range e.environ() {
+		if !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, extra...)
+	return cmd
+}
+
+// run executes limcp --home HOME args... and returns its output and exit status.
+func (e *env) run(args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	cmd := exec.Command(limcpBin, append([]string{"--home", e.home}, args...)...)
+	cmd.Env = e.environ()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("running limcp %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// result is one machine result as printed.
+type result struct {
+	ResultVersion int             `json:"result_version"`
+	OK            bool            `json:"ok"`
+	Data          json.RawMessage `json:"data"`
+	Error         *struct {
+		Code    string          `json:"code"`
+		Message string          `json:"message"`
+		Details json.RawMessage `json:"details"`
+	} `json:"error"`
+
+	exit   int
+	stderr string
+}
+
+// machine runs args with --json and checks the contract: stdout is exactly
+// one JSON object of the DESIGN 3.2 shape, and the exit status agrees with ok.
+func (e *env) machine(args ...string) result {
+	e.t.Helper()
+	stdout, stderr, code := e.run(append([]string{"--json"}, args...)...)
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var r result
+	if err := dec.Decode(&r); err != nil {
+		e.t.Fatalf("limcp --json %v: stdout is not one JSON object (%v):\n%s\nstderr:\n%s", args, err, stdout, stderr)
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err == nil {
+		e.t.Fatalf("limcp --json %v: more than one JSON value on stdout:\n%s", args, stdout)
+	}
+	r.exit, r.stderr = code, stderr
+	switch {
+	case r.ResultVersion != 1:
+		e.t.Fatalf("limcp --json %v: result_version %d:\n%s", args, r.ResultVersion, stdout)
+	case r.OK && (r.Error != nil || len(r.Data) == 0 || code != 0):
+		e.t.Fatalf("limcp --json %v: ok result with error/no data/exit %d:\n%s", args, code, stdout)
+	case !r.OK && (r.Error == nil || r.Error.Code == "" || r.Error.Message == "" || code == 0 || r.Data != nil):
+		e.t.Fatalf("limcp --json %v: failed result without a valid error object or with exit 0:\n%s", args, stdout)
+	}
+	return r
+}
+
+// ok runs a command that must succeed and decodes its data into v (if not nil).
+func (e *env) ok(v any, args ...string) json.RawMessage {
+	e.t.Helper()
+	r := e.machine(args...)
+	if !r.OK {
+		e.t.Fatalf("limcp %v failed: %s: %s\nstderr: %s", args, r.Error.Code, r.Error.Message, r.stderr)
+	}
+	if v != nil {
+		if err := json.Unmarshal(r.Data, v); err != nil {
+			e.t.Fatalf("limcp %v: decoding data: %v\n%s", args, err, r.Data)
+		}
+	}
+	return r.Data
+}
+
+// fail runs a command that must fail with code and returns the result.
+func (e *env) fail(code string, args ...string) result {
+	e.t.Helper()
+	r := e.machine(args...)
+	if r.OK {
+		e.t.Fatalf("limcp %v succeeded; want error %s\n%s", args, code, r.Data)
+	}
+	if r.Error.Code != code {
+		e.t.Fatalf("limcp %v failed with %s (%s); want %s", args, r.Error.Code, r.Error.Message, code)
+	}
+	return r
+}
+
+type submitted struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Phase   string `json:"phase"`
+	PID     int    `json:"pid"`
+	PGID    int    `json:"pgid"`
+	Session string `json:"session"`
+	Show    string `json:"show"`
+	Prompt  struct {
+		SHA256 string `json:"prompt_sha256"`
+		Bytes  int    `json:"prompt_bytes"`
+	} `json:"prompt"`
+	PlaybookFingerprint string `json:"playbook_fingerprint"`
+}
+
+func (e *env) submit(args ...string) submitted {
+	e.t.Helper()
+	var s submitted
+	e.ok(&s, args...)
+	if s.ID == "" || s.PID <= 0 {
+		e.t.Fatalf("limcp %v: submit result without id or pid: %+v", args, s)
+	}
+	return s
+}
+
+type record struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	Parent     *string         `json:"parent"`
+	Label      string          `json:"label"`
+	Team       *string         `json:"team"`
+	Status     string          `json:"status"`
+	Terminal   bool            `json:"terminal"`
+	Phase      string          `json:"phase"`
+	ReasonCode string          `json:"reason_code"`
+	Outcome    string          `json:"outcome"`
+	ExitCode   *int            `json:"exit_code"`
+	PID        *int            `json:"pid"`
+	PGID       *int            `json:"pgid"`
+	StartTime  *uint64         `json:"start_time"`
+	Version    int64           `json:"version"`
+	Children   []string        `json:"children"`
+	Spec       json.RawMessage `json:"spec"`
+}
+
+func (e *env) status(id string) record {
+	e.t.Helper()
+	var d struct {
+		Records []record `json:"records"`
+	}
+	e.ok(&d, "job", "status", id)
+	if len(d.Records) != 1 {
+		e.t.Fatalf("job status %s: %d records", id, len(d.Records))
+	}
+	return d.Records[0]
+}
+
+// waitStatus polls job status until cond holds.
+func (e *env) waitStatus(id string, timeout time.Duration, what string, cond func(record) bool) record {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		r := e.status(id)
+		if cond(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("record %s: %s not reached within %s; last: %+v", id, what, timeout, r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (e *env) waitTerminal(id string) record {
+	e.t.Helper()
+	return e.waitStatus(id, 30*time.Second, "a terminal status", func(r record) bool { return r.Terminal })
+}
+
+func (e *env) waitStarted(id string) record {
+	e.t.Helper()
+	return e.waitStatus(id, 30*time.Second, "phase started", func(r record) bool { return r.Phase == "started" })
+}
+
+// store opens the test's store in-process (for seeding and audit checks).
+func (e *env) store() *store.Store {
+	e.t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(e.home, "state.db"), store.Options{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func (e *env) writeFile(rel, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.home, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// tagged lists the live (non-zombie) processes carrying this test's tag.
+func (e *env) tagged() []int {
+	want := []byte(tagVar + "=" + e.home + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
+		if err != nil || !bytes.Contains(append(b, 0), want) {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// reap kills every process of this test (cleanup).
+func (e *env) reap() {
+	for round := 0; round < 20; round++ {
+		pids := e.tagged()
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.t.Errorf("processes of this test survive cleanup: %v", e.tagged())
+}
+
+func (e *env) assertNoProcesses(within time.Duration) {
+	e.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		pids := e.tagged()
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			var desc []string
+			for _, pid := range pids {
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+				desc = append(desc, fmt.Sprintf("%d: %s", pid, strings.ReplaceAll(string(b), "\x00", " ")))
+			}
+			e.t.Fatalf("processes survive:\n%s", strings.Join(desc, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func mustJSON(t testing.TB, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,27 @@
+// Package cli is limcp's command line: the cobra tree, machine mode, and
+// the mapping of every failure to one machine-result error.
+//
+// [NewRoot] returns a fresh cobra tree on every call — the very tree
+// [Main] parses — so the MCP server can project it (projector/fromcobra)
+// and inject a playbook's flags into a fresh copy (playbook.Inject) without
+// touching the tree another request uses. Building the tree does no I/O.
+//
+// # Machine mode
+//
+// With the persistent --json flag, every command — including cobra's own
+// usage errors (unknown command or flag, wrong argument count, a bad flag
+// value), help, and group commands run without a subcommand — prints
+// exactly one machine result on stdout (DESIGN 3.2) and nothing else there;
+// human text goes to stderr. A failure exits non-zero with a valid error
+// object: exit status 2 for usage_error, 1 for every other code. The codes
+// are the closed set of package machine.
+//
+// Without --json, results are human text on stdout and errors go to stderr.
+//
+// # State home
+//
+// The home is --home, else $LIMCP_HOME, else $XDG_STATE_HOME/limcp, else
+// ~/.local/state/limcp. It holds state.db (the store), runs/ (one directory
+// per run: prompt.txt, stdout, stderr, worker.log), playbooks/ and
+// providers.yaml.
+package cli

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
+)
+
+// spawnFlags are the flags every spawn command takes.
+type spawnFlags struct {
+	cwd        string
+	timeout    time.Duration
+	label      string
+	team       string
+	promptFile string
+}
+
+func (f *spawnFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.promptFile, "prompt-file", "", "read the prompt from this file (instead of PROMPT); read once, at submit")
+	c.Flags().StringVar(&f.cwd, "cwd", "", "working directory of the provider (default: the current directory)")
+	c.Flags().DurationVar(&f.timeout, "timeout", 0, "deadline of each agent invocation, e.g. 90s (0: none); past it the run is timed_out")
+	c.Flags().StringVar(&f.label, "label", "", "a label for the record (default: derived from the command)")
+	c.Flags().StringVar(&f.team, "team", "", "post the run's end on this team's board (the team must exist)")
+}
+
+func (f *spawnFlags) common() run.Common {
+	return run.Common{Cwd: f.cwd, Timeout: f.timeout, Label: f.label, Team: f.team}
+}
+
+func humanSubmitted(s *run.Submitted) func(io.Writer) {
+	return func(w io.Writer) {
+		fmt.Fprintf(w, "%s %s started (%s) — worker pid %d\n", s.Kind, s.ID, s.Label, s.PID)
+		if s.Session != nil {
+			fmt.Fprintf(w, "session %s\n", *s.Session)
+		}
+		if s.Show != nil {
+			fmt.Fprintf(w, "show %s\n", *s.Show)
+		}
+		fmt.Fprintf(w, "follow it with: limcp job wait %s\n", s.ID)
+	}
+}
+
+func (a *app) agentCmd() *cobra.Command {
+	var f spawnFlags
+	c := &cobra.Command{
+		Use:   "agent MODEL [PROMPT]",
+		Short: "start one agent run in the background",
+		Long: `Start one agent invocation in the background and return at once with its record.
+
+MODEL is "echo" (the built-in deterministic provider; options as
+echo:delay=2s,exit=3,stderr=TEXT) or a command provider from providers.yaml
+("NAME" or "NAME:MODEL"). The prompt is PROMPT or the content of --prompt-file.`,
+		Args: cobra.RangeArgs(1, 2),
+	}
+	f.add(c)
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
+		if err != nil {
+			return err
+		}
+		rt, err := a.runtime(cmd.Context())
+		if err != nil {
+			return err
+		}
+		s, err := rt.SubmitAgent(cmd.Context(), args[0], p, f.common())
+		if err != nil {
+			return err
+		}
+		return a.ok(s, humanSubmitted(s))
+	})
+	return c
+}
+
+func (a *app) fanoutCmd() *cobra.Command {
+	var f spawnFlags
+	var n int
+	var synthesis string
+	c := &cobra.Command{
+		Use:   "fanout MODEL [PROMPT]",
+		Short: "start a session of N runs of one prompt, optionally synthesised",
+		Long: `Start a session running N invocations of MODEL on the same prompt concurrently,
+then, with --with-synthesis, one more invocation fed the prompt followed by
+their outputs.`,
+		Args: cobra.RangeArgs(1, 2),
+	}
+	c.Flags().IntVarP(&n, "count", "n", 0, fmt.Sprintf("how many invocations (1..%d)", run.MaxFanout))
+	c.Flags().StringVar(&synthesis, "with-synthesis", "", "after the N runs, run this MODEL on the prompt followed by their outputs")
+	_ = c.MarkFlagRequired("count")
+	f.add(c)
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
+		if err != nil {
+			return err
+		}
+		rt, err := a.runtime(cmd.Context())
+		if err != nil {
+			return err
+		}
+		s, err := rt.SubmitFanout(cmd.Context(), args[0], n, synthesis, p, f.common())
+		if err != nil {
+			return err
+		}
+		return a.ok(s, humanSubmitted(s))
+	})
+	return c
+}
+
+func (a *app) flowCmd() *cobra.Command {
+	var f spawnFlags
+	var spec string
+	c := &cobra.Command{
+		Use:   "flow [PROMPT]",
+		Short: "start a session running a DAG of agent steps from a spec file",
+		Long: `Start a session running the steps of a flow spec (YAML or JSON): steps with an
+id, a model, a prompt (a Go template over .prompt) and depends_on. Each step
+gets the outputs of the steps it depends on appended to its prompt.`,
+		Args: cobra.RangeArgs(0, 1),
+	}
+	c.Flags().StringVar(&spec, "spec", "", "the flow spec file")
+	_ = c.MarkFlagRequired("spec")
+	f.add(c)
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		var p run.Prompt
+		if len(args) > 0 || f.promptFile != "" {
+			var err error
+			if p, err = run.ReadPrompt(argAt(args, 0), len(args) > 0, f.promptFile); err != nil {
+				return err
+			}
+		}
+		rt, err := a.runtime(cmd.Context())
+		if err != nil {
+			return err
+		}
+		s, err := rt.SubmitFlow(cmd.Context(), spec, p, f.common())
+		if err != nil {
+			return err
+		}
+		return a.ok(s, humanSubmitted(s))
+	})
+	return c
+}
+
+func (a *app) playCmd() *cobra.Command {
+	var f spawnFlags
+	var show string
+	c := &cobra.Command{
+		Use:   "play PLAYBOOK [PROMPT]",
+		Short: "start a play: a session built from a playbook",
+		Long: `Start a play of the playbook PLAYBOOK (<home>/playbooks/PLAYBOOK.playbook.yaml):
+a play record owning a session that runs the playbook's flow. The playbook
+defines more flags: its declared args, which are added to this command when
+PLAYBOOK is named (see "limcp play PLAYBOOK --help"). Give them after the
+PLAYBOOK name.`,
+		Args: cobra.RangeArgs(1, 2),
+	}
+	c.Flags().StringVar(&show, "show", "", "group this play under the open show of this name (created if none is open)")
+	f.add(c)
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		pb, fp, values, ok, err := playbook.Injected(cmd)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// Main injects before parsing; reaching here means this tree
+			// was executed without it (or the name did not pre-scan).
+			home, herr := a.resolvedHome()
+			if herr != nil {
+				return herr
+			}
+			if _, _, err := playbook.Load(home, args[0]); err != nil {
+				return err
+			}
+			return machine.Errorf(machine.Internal, nil, "playbook %q was not injected before parsing", args[0])
+		}
+		if pb.Name != args[0] {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "playbook"},
+				"the playbook named %q is not the one whose flags were injected (%q); give PLAYBOOK before the playbook's flags", args[0], pb.Name)
+		}
+		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
+		if err != nil {
+			return err
+		}
+		rt, err := a.runtime(cmd.Context())
+		if err != nil {
+			return err
+		}
+		s, err := rt.SubmitPlay(cmd.Context(), pb, fp, values, p, show, f.common())
+		if err != nil {
+			return err
+		}
+		return a.ok(s, humanSubmitted(s))
+	})
+	return c
+}
+
+func argAt(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
+}

@@ -1,0 +1,193 @@
+package flow
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxSteps bounds a flow's size.
+const MaxSteps = 64
+
+// Spec is a flow: its steps in declaration order.
+type Spec struct {
+	Steps []Step `yaml:"steps" json:"steps"`
+}
+
+// Step is one agent invocation of a flow.
+type Step struct {
+	ID        string   `yaml:"id" json:"id"`
+	Model     string   `yaml:"model" json:"model"`
+	Prompt    string   `yaml:"prompt" json:"prompt"`
+	DependsOn []string `yaml:"depends_on,omitempty" json:"depends_on,omitempty"`
+}
+
+// FieldError is a rule a spec breaks, naming the field ("steps[1].depends_on").
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+var stepIDRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// Parse decodes a flow spec (YAML or JSON) and validates it. Unknown fields
+// are errors: a misspelt depends_on must not silently make a step
+// independent.
+func Parse(b []byte) (Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Spec{}, &FieldError{Field: "steps", Msg: "the spec is empty"}
+		}
+		return Spec{}, &FieldError{Field: "", Msg: err.Error()}
+	}
+	if err := s.Validate(); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// Validate checks the structural rules: at least one and at most MaxSteps
+// steps; ids unique and well-formed; a model and a prompt per step; every
+// dependency names another existing step; no cycle; every prompt a valid
+// template.
+func (s Spec) Validate() error {
+	if len(s.Steps) == 0 {
+		return &FieldError{Field: "steps", Msg: "a flow needs at least one step"}
+	}
+	if len(s.Steps) > MaxSteps {
+		return &FieldError{Field: "steps", Msg: fmt.Sprintf("%d steps is more than the limit of %d", len(s.Steps), MaxSteps)}
+	}
+	index := map[string]int{}
+	for i, st := range s.Steps {
+		f := fmt.Sprintf("steps[%d]", i)
+		switch {
+		case !stepIDRE.MatchString(st.ID):
+			return &FieldError{Field: f + ".id", Msg: fmt.Sprintf("id %q must match %s", st.ID, stepIDRE)}
+		case index[st.ID] != 0:
+			return &FieldError{Field: f + ".id", Msg: fmt.Sprintf("id %q is used by more than one step", st.ID)}
+		case strings.TrimSpace(st.Model) == "":
+			return &FieldError{Field: f + ".model", Msg: "a step needs a model"}
+		case strings.TrimSpace(st.Prompt) == "":
+			return &FieldError{Field: f + ".prompt", Msg: "a step needs a prompt"}
+		}
+		if _, err := parseTemplate(st.Prompt); err != nil {
+			return &FieldError{Field: f + ".prompt", Msg: err.Error()}
+		}
+		index[st.ID] = i + 1
+	}
+	for i, st := range s.Steps {
+		for j, d := range st.DependsOn {
+			f := fmt.Sprintf("steps[%d].depends_on[%d]", i, j)
+			if d == st.ID {
+				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on itself", st.ID)}
+			}
+			if index[d] == 0 {
+				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on %q, which is not a step", st.ID, d)}
+			}
+		}
+	}
+	if cyc := s.cycle(index); cyc != nil {
+		return &FieldError{Field: "steps", Msg: "dependency cycle: " + strings.Join(cyc, " → ")}
+	}
+	return nil
+}
+
+// cycle returns one dependency cycle, or nil.
+func (s Spec) cycle(index map[string]int) []string {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := make([]int, len(s.Steps))
+	var path []string
+	var visit func(i int) []string
+	visit = func(i int) []string {
+		state[i] = active
+		path = append(path, s.Steps[i].ID)
+		for _, d := range s.Steps[i].DependsOn {
+			j := index[d] - 1
+			switch state[j] {
+			case active:
+				for k, id := range path {
+					if id == d {
+						return append(append([]string(nil), path[k:]...), d)
+					}
+				}
+			case unseen:
+				if c := visit(j); c != nil {
+					return c
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[i] = done
+		return nil
+	}
+	for i := range s.Steps {
+		if state[i] == unseen {
+			if c := visit(i); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func parseTemplate(text string) (*template.Template, error) {
+	return template.New("prompt").Option("missingkey=error").Parse(text)
+}
+
+// Render returns the spec with every step prompt rendered with the run's
+// prompt and argument values.
+func (s Spec) Render(prompt string, args map[string]any) (Spec, error) {
+	out := Spec{Steps: make([]Step, len(s.Steps))}
+	data := map[string]any{"prompt": prompt, "args": args}
+	if args == nil {
+		data["args"] = map[string]any{}
+	}
+	for i, st := range s.Steps {
+		t, err := parseTemplate(st.Prompt)
+		if err != nil {
+			return Spec{}, &FieldError{Field: fmt.Sprintf("steps[%d].prompt", i), Msg: err.Error()}
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, data); err != nil {
+			return Spec{}, &FieldError{Field: fmt.Sprintf("steps[%d].prompt", i), Msg: err.Error()}
+		}
+		st.Prompt = b.String()
+		out.Steps[i] = st
+	}
+	return out, nil
+}
+
+// WithInputs returns prompt followed by the outputs of the steps it
+// depends on, each under a header line, in the order given.
+func WithInputs(prompt string, inputs []Input) string {
+	if len(inputs) == 0 {
+		return prompt
+	}
+	var b strings.Builder
+	b.WriteString(prompt)
+	for _, in := range inputs {
+		fmt.Fprintf(&b, "\n\n--- output of %s ---\n%s", in.Step, in.Output)
+	}
+	return b.String()
+}
+
+// Input is one dependency's output.
+type Input struct {
+	Step   string
+	Output string
+}

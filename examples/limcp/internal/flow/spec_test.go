@@ -1,0 +1,86 @@
+package flow
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateRules(t *testing.T) {
+	step := func(id string, deps ...string) Step { return Step{ID: id, Model: "echo", Prompt: "p", DependsOn: deps} }
+	many := make([]Step, MaxSteps+1)
+	for i := range many {
+		many[i] = step("s" + strings.Repeat("x", i))
+	}
+	tests := []struct {
+		name  string
+		spec  Spec
+		field string // "" when valid
+	}{
+		{"one step is a flow", Spec{Steps: []Step{step("a")}}, ""},
+		{"a diamond is acyclic", Spec{Steps: []Step{step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c")}}, ""},
+		{"no steps", Spec{}, "steps"},
+		{"too many steps", Spec{Steps: many}, "steps"},
+		{"a malformed id", Spec{Steps: []Step{step("1a")}}, "steps[0].id"},
+		{"a duplicate id", Spec{Steps: []Step{step("a"), step("b"), step("a")}}, "steps[2].id"},
+		{"a missing model", Spec{Steps: []Step{{ID: "a", Prompt: "p"}}}, "steps[0].model"},
+		{"a missing prompt", Spec{Steps: []Step{{ID: "a", Model: "echo"}}}, "steps[0].prompt"},
+		{"a bad template", Spec{Steps: []Step{{ID: "a", Model: "echo", Prompt: "{{.x"}}}, "steps[0].prompt"},
+		{"a self dependency", Spec{Steps: []Step{step("a", "a")}}, "steps[0].depends_on[0]"},
+		{"an unknown dependency", Spec{Steps: []Step{step("a"), step("b", "zz")}}, "steps[1].depends_on[0]"},
+		{"a cycle", Spec{Steps: []Step{step("a", "c"), step("b", "a"), step("c", "b")}}, "steps"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.spec.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v; want valid", err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != tt.field {
+				t.Fatalf("Validate = %v; want an error on field %q", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestCycleIsNamed(t *testing.T) {
+	err := Spec{Steps: []Step{{ID: "a", Model: "m", Prompt: "p", DependsOn: []string{"b"}}, {ID: "b", Model: "m", Prompt: "p", DependsOn: []string{"a"}}}}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "a → b → a") {
+		t.Fatalf("cycle error = %v; want the cycle spelled out", err)
+	}
+}
+
+func TestParseRefusesUnknownFields(t *testing.T) {
+	_, err := Parse([]byte("steps:\n  - {id: a, model: m, prompt: p, dependson: [b]}\n"))
+	if err == nil || !strings.Contains(err.Error(), "dependson") {
+		t.Fatalf("Parse = %v; want the unknown field named", err)
+	}
+}
+
+func TestRender(t *testing.T) {
+	s := Spec{Steps: []Step{{ID: "a", Model: "m", Prompt: "{{.prompt}} at depth {{.args.depth}}"}}}
+	got, err := s.Render("look", map[string]any{"depth": int64(3)})
+	if err != nil || got.Steps[0].Prompt != "look at depth 3" {
+		t.Fatalf("Render = %q, %v", got.Steps[0].Prompt, err)
+	}
+	if s.Steps[0].Prompt != "{{.prompt}} at depth {{.args.depth}}" {
+		t.Fatal("Render modified its receiver")
+	}
+	if _, err := s.Render("look", nil); err == nil {
+		t.Fatal("a missing arg rendered; want missingkey=error")
+	}
+}
+
+func TestWithInputs(t *testing.T) {
+	got := WithInputs("summarise", []Input{{Step: "a", Output: "A"}, {Step: "b", Output: "B"}})
+	if want := "summarise\n\n--- output of a ---\nA\n\n--- output of b ---\nB"; got != want {
+		t.Fatalf("WithInputs = %q; want %q", got, want)
+	}
+	if WithInputs("alone", nil) != "alone" {
+		t.Fatal("no inputs changed the prompt")
+	}
+}

@@ -1,0 +1,39 @@
+package playbook_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+)
+
+// Inject adds a playbook's args to a fresh tree's `play` command, as the
+// CLI does before parsing and the MCP server's dynamic-parameter hook does
+// before projecting.
+func ExampleInject() {
+	home, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(home)
+	os.MkdirAll(filepath.Join(home, playbook.Dir), 0o700)
+	os.WriteFile(playbook.Path(home, "audit"), []byte(`args:
+  - {name: depth, type: int, default: 2, help: how deep}
+flow:
+  steps:
+    - {id: scan, model: echo, prompt: "depth {{.args.depth}}: {{.prompt}}"}
+`), 0o600)
+
+	root := cli.NewRoot(cli.Options{})
+	fp, err := playbook.Inject(root, home, "audit")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	play, _, _ := root.Find([]string{"play"})
+	f := play.Flags().Lookup("depth")
+	fmt.Println(fp[:4], len(fp))
+	fmt.Println(f.Name, f.Value.Type(), f.DefValue, f.Usage)
+	// Output:
+	// pf1- 20
+	// depth int64 2 how deep
+}

@@ -1,0 +1,195 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"go.yaml.in/yaml/v3"
+)
+
+// EchoName is the built-in provider's name.
+const EchoName = "echo"
+
+// ConfigFile is the providers file's name under the state home.
+const ConfigFile = "providers.yaml"
+
+// Echo holds the echo provider's options.
+type Echo struct {
+	Delay  time.Duration `json:"delay_ns"`
+	Exit   int           `json:"exit"`
+	Stderr string        `json:"stderr,omitempty"`
+}
+
+// Resolved is a model resolved to a provider, ready to run. It is stored in
+// the run record's spec (JSON).
+type Resolved struct {
+	Model    string   `json:"model"`    // as given
+	Provider string   `json:"provider"` // "echo" or the command provider's name
+	Echo     *Echo    `json:"echo,omitempty"`
+	Argv     []string `json:"argv,omitempty"` // command providers: the template, placeholders unexpanded
+	Path     string   `json:"path,omitempty"` // command providers: argv[0] resolved when submitted
+}
+
+// Config is providers.yaml.
+type Config struct {
+	Providers []CommandProvider `yaml:"providers"`
+}
+
+// CommandProvider is one configured command provider.
+type CommandProvider struct {
+	Name string   `yaml:"name"`
+	Argv []string `yaml:"argv"`
+}
+
+var (
+	nameRE        = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	placeholderRE = regexp.MustCompile(`\{[^{}]*\}`)
+	placeholders  = map[string]bool{"{model}": true, "{id}": true, "{cwd}": true, "{run_dir}": true}
+)
+
+// LoadConfig reads <home>/providers.yaml. A missing file is an empty config.
+func LoadConfig(home string) (Config, error) {
+	path := filepath.Join(home, ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, machine.Errorf(machine.InvalidProviderConfig, map[string]any{"file": path, "field": ""}, "reading %s: %v", path, err)
+	}
+	var c Config
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, machine.Errorf(machine.InvalidProviderConfig, map[string]any{"file": path, "field": ""}, "%s: %v", path, err)
+	}
+	seen := map[string]bool{}
+	for i, p := range c.Providers {
+		field := fmt.Sprintf("providers[%d]", i)
+		bad := func(f, format string, args ...any) error {
+			return machine.Errorf(machine.InvalidProviderConfig, map[string]any{"file": path, "field": field + f},
+				"%s: %s%s: %s", path, field, f, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case !nameRE.MatchString(p.Name):
+			return Config{}, bad(".name", "name %q must match %s", p.Name, nameRE)
+		case p.Name == EchoName:
+			return Config{}, bad(".name", "%q is the built-in provider and cannot be redefined", p.Name)
+		case seen[p.Name]:
+			return Config{}, bad(".name", "provider %q is declared twice", p.Name)
+		case len(p.Argv) == 0 || p.Argv[0] == "":
+			return Config{}, bad(".argv", "argv must name a command")
+		}
+		seen[p.Name] = true
+		for j, a := range p.Argv {
+			for _, ph := range placeholderRE.FindAllString(a, -1) {
+				if !placeholders[ph] {
+					return Config{}, bad(fmt.Sprintf(".argv[%d]", j), "unknown placeholder %s (have {model}, {id}, {cwd}, {run_dir})", ph)
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// Resolve resolves model against the built-in echo provider and the
+// command providers of home's providers.yaml.
+func Resolve(home, model string) (Resolved, error) {
+	name, arg, _ := strings.Cut(model, ":")
+	if name == EchoName {
+		e, err := parseEcho(model, arg)
+		if err != nil {
+			return Resolved{}, err
+		}
+		return Resolved{Model: model, Provider: EchoName, Echo: e}, nil
+	}
+	cfg, err := LoadConfig(home)
+	if err != nil {
+		return Resolved{}, err
+	}
+	for _, p := range cfg.Providers {
+		if p.Name != name {
+			continue
+		}
+		path, err := exec.LookPath(p.Argv[0])
+		if err != nil {
+			return Resolved{}, machine.Errorf(machine.ProviderNotFound,
+				map[string]any{"model": model, "provider": name, "command": p.Argv[0]},
+				"provider %q: its command %q cannot be run: %v", name, p.Argv[0], err)
+		}
+		return Resolved{Model: model, Provider: name, Argv: p.Argv, Path: path}, nil
+	}
+	var names []string
+	names = append(names, EchoName)
+	for _, p := range cfg.Providers {
+		names = append(names, p.Name)
+	}
+	return Resolved{}, machine.Errorf(machine.ProviderNotFound, map[string]any{"model": model, "provider": name, "available": names},
+		"model %q names no provider: have %s (command providers are declared in %s)", model, strings.Join(names, ", "), filepath.Join(home, ConfigFile))
+}
+
+func parseEcho(model, opts string) (*Echo, error) {
+	e := &Echo{}
+	if opts == "" {
+		return e, nil
+	}
+	bad := func(format string, args ...any) error {
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "model", "model": model},
+			"model %q: %s", model, fmt.Sprintf(format, args...))
+	}
+	for _, kv := range strings.Split(opts, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, bad("echo option %q is not key=value", kv)
+		}
+		switch k {
+		case "delay":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return nil, bad("delay %q is not a non-negative Go duration (like 500ms or 2s)", v)
+			}
+			e.Delay = d
+		case "exit":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 255 {
+				return nil, bad("exit %q is not an exit status 0..255", v)
+			}
+			e.Exit = n
+		case "stderr":
+			e.Stderr = v
+		default:
+			return nil, bad("unknown echo option %q (have delay, exit, stderr)", k)
+		}
+	}
+	return e, nil
+}
+
+// Vars are the values of an argv template's placeholders.
+type Vars struct {
+	Model, ID, Cwd, RunDir string
+}
+
+// Expand returns the command provider's argv with placeholders replaced
+// (argv[0] replaced by the resolved path).
+func (r Resolved) Expand(v Vars) []string {
+	_, model, _ := strings.Cut(r.Model, ":")
+	rep := strings.NewReplacer("{model}", model, "{id}", v.ID, "{cwd}", v.Cwd, "{run_dir}", v.RunDir)
+	out := make([]string, len(r.Argv))
+	for i, a := range r.Argv {
+		out[i] = rep.Replace(a)
+	}
+	if r.Path != "" {
+		out[0] = r.Path
+	}
+	return out
+}

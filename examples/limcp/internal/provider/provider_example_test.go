@@ -1,0 +1,21 @@
+package provider_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
+)
+
+func ExampleResolve() {
+	home, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(home)
+	r, err := provider.Resolve(home, "echo:delay=250ms,exit=2")
+	fmt.Println(r.Provider, r.Echo.Delay, r.Echo.Exit, err)
+	_, err = provider.Resolve(home, "gpt-17")
+	fmt.Println(strings.ReplaceAll(err.Error(), home, "HOME"))
+	// Output:
+	// echo 250ms 2 <nil>
+	// model "gpt-17" names no provider: have echo (command providers are declared in HOME/providers.yaml)
+}

@@ -1,0 +1,332 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/flow"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+)
+
+// Common are the options every spawn command takes.
+type Common struct {
+	Cwd     string        // the provider's working directory; "" → the submitter's
+	Timeout time.Duration // per invocation; 0 → none
+	Label   string
+	Team    string // a team board to post the end on; must exist
+}
+
+// Submitted is the machine result of a spawn command: the new record,
+// returned at once (its phase is normally still preparing), with the
+// worker's pid and pgid.
+type Submitted struct {
+	ID                  string           `json:"id"`
+	Kind                store.Kind       `json:"kind"`
+	Label               string           `json:"label"`
+	Status              store.Status     `json:"status"`
+	Phase               string           `json:"phase"`
+	PID                 int              `json:"pid"`
+	PGID                int              `json:"pgid"`
+	Parent              *string          `json:"parent"`
+	Session             *string          `json:"session,omitempty"` // play: its session
+	Show                *string          `json:"show,omitempty"`    // play with --show: the show's id
+	Prompt              PromptInfo       `json:"prompt"`
+	PlaybookFingerprint string           `json:"playbook_fingerprint,omitempty"`
+	Record              store.RecordJSON `json:"record"`
+}
+
+// MaxFanout bounds fanout -n.
+const MaxFanout = 64
+
+func (rt *Runtime) common(ctx context.Context, c *Common) error {
+	if c.Timeout < 0 {
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "timeout"}, "--timeout %s is negative", c.Timeout)
+	}
+	if c.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "cwd"}, "cannot determine the working directory: %v", err)
+		}
+		c.Cwd = wd
+	}
+	abs, err := filepath.Abs(c.Cwd)
+	if err != nil {
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "cwd"}, "--cwd %q: %v", c.Cwd, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "cwd"}, "--cwd %q is not a directory", c.Cwd)
+	}
+	c.Cwd = abs
+	if c.Team != "" {
+		ok, err := rt.Store.TeamExists(ctx, c.Team)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return machine.Errorf(machine.UnknownTeam, map[string]any{"team": c.Team}, "team %q does not exist (create it with `limcp team create %s`)", c.Team, c.Team)
+		}
+	}
+	return nil
+}
+
+// SubmitAgent starts one invocation of model on prompt.
+func (rt *Runtime) SubmitAgent(ctx context.Context, model string, p Prompt, c Common) (*Submitted, error) {
+	if err := rt.common(ctx, &c); err != nil {
+		return nil, err
+	}
+	prov, err := provider.Resolve(rt.Home, model)
+	if err != nil {
+		return nil, err
+	}
+	id := store.NewID()
+	if err := writeFile(filepath.Join(Dir(rt.Home, id), PromptFile), []byte(p.Text)); err != nil {
+		return nil, machine.Errorf(machine.StoreError, map[string]any{"path": Dir(rt.Home, id)}, "writing the prompt snapshot: %v", err)
+	}
+	label := c.Label
+	if label == "" {
+		label = model
+	}
+	spec := InvocationSpec{Provider: prov, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
+	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI},
+		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted"})
+	if err != nil {
+		os.RemoveAll(Dir(rt.Home, id))
+		return nil, err
+	}
+	sub, err := rt.launch(ctx, recs[0])
+	if err != nil {
+		return nil, err
+	}
+	sub.Prompt = p.Info
+	return sub, nil
+}
+
+// SubmitFanout starts a session of n invocations of model on prompt, then,
+// when synthesis is not empty, a synthesis invocation fed their outputs.
+func (rt *Runtime) SubmitFanout(ctx context.Context, model string, n int, synthesis string, p Prompt, c Common) (*Submitted, error) {
+	if n < 1 || n > MaxFanout {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "n"}, "-n %d is out of range 1..%d", n, MaxFanout)
+	}
+	if err := rt.common(ctx, &c); err != nil {
+		return nil, err
+	}
+	prov, err := provider.Resolve(rt.Home, model)
+	if err != nil {
+		return nil, err
+	}
+	var steps []StepSpec
+	var deps []string
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprint(i)
+		steps = append(steps, StepSpec{ID: id, Provider: prov, PromptFile: PromptFile})
+		deps = append(deps, id)
+	}
+	if synthesis != "" {
+		sp, err := provider.Resolve(rt.Home, synthesis)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, StepSpec{ID: "synthesis", Provider: sp, DependsOn: deps, PromptFile: PromptFile})
+	}
+	label := c.Label
+	if label == "" {
+		label = fmt.Sprintf("fanout %s x%d", model, n)
+	}
+	return rt.submitSession(ctx, ModeFanout, label, steps, map[string]string{PromptFile: p.Text}, p.Info, c)
+}
+
+// SubmitFlow starts a session running the flow spec in file.
+func (rt *Runtime) SubmitFlow(ctx context.Context, file string, p Prompt, c Common) (*Submitted, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, machine.Errorf(machine.InvalidFlowSpec, map[string]any{"file": file, "field": ""}, "cannot read flow spec: %v", err)
+	}
+	spec, err := flow.Parse(b)
+	if err != nil {
+		return nil, flowErr(file, "", err)
+	}
+	if err := rt.common(ctx, &c); err != nil {
+		return nil, err
+	}
+	rendered, err := spec.Render(p.Text, nil)
+	if err != nil {
+		return nil, flowErr(file, "", err)
+	}
+	steps, files, err := rt.resolveSteps(rendered, func(field string, err error) error {
+		var me *machine.Error
+		if errors.As(err, &me) {
+			me.Message = fmt.Sprintf("flow spec %s: %s: %s", file, field, me.Message)
+			if d, ok := me.Details.(map[string]any); ok {
+				d["file"], d["field"] = file, field
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	label := c.Label
+	if label == "" {
+		label = "flow " + filepath.Base(file)
+	}
+	files[PromptFile] = p.Text
+	return rt.submitSession(ctx, ModeFlow, label, steps, files, p.Info, c)
+}
+
+func flowErr(file, prefix string, err error) error {
+	var fe *flow.FieldError
+	field := prefix
+	msg := err.Error()
+	if errors.As(err, &fe) {
+		field, msg = prefix+fe.Field, fe.Msg
+	}
+	where := file
+	if field != "" {
+		where += ": field " + field
+	}
+	return machine.Errorf(machine.InvalidFlowSpec, map[string]any{"file": file, "field": field}, "invalid flow spec %s: %s", where, msg)
+}
+
+// resolveSteps resolves every step's model and names the prompt file of
+// each step.
+func (rt *Runtime) resolveSteps(spec flow.Spec, wrap func(field string, err error) error) ([]StepSpec, map[string]string, error) {
+	files := map[string]string{}
+	var steps []StepSpec
+	for i, st := range spec.Steps {
+		prov, err := provider.Resolve(rt.Home, st.Model)
+		if err != nil {
+			return nil, nil, wrap(fmt.Sprintf("steps[%d].model", i), err)
+		}
+		name := "step-" + st.ID + ".txt"
+		files[name] = st.Prompt
+		steps = append(steps, StepSpec{ID: st.ID, Provider: prov, DependsOn: st.DependsOn, PromptFile: name})
+	}
+	return steps, files, nil
+}
+
+func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps []StepSpec, files map[string]string, info PromptInfo, c Common) (*Submitted, error) {
+	id := store.NewID()
+	for name, text := range files {
+		if err := writeFile(filepath.Join(Dir(rt.Home, id), name), []byte(text)); err != nil {
+			os.RemoveAll(Dir(rt.Home, id))
+			return nil, machine.Errorf(machine.StoreError, map[string]any{"path": Dir(rt.Home, id)}, "writing the prompt snapshot: %v", err)
+		}
+	}
+	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
+	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI},
+		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted"})
+	if err != nil {
+		os.RemoveAll(Dir(rt.Home, id))
+		return nil, err
+	}
+	sub, err := rt.launch(ctx, recs[0])
+	if err != nil {
+		return nil, err
+	}
+	sub.Prompt = info
+	return sub, nil
+}
+
+// SubmitPlay starts a play of the playbook pb (as injected, with its
+// fingerprint and the parsed arg values): a play record owning a session
+// that runs the playbook's flow. show, when set, groups the play under the
+// open show of that name.
+func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, fingerprint string, args map[string]any, p Prompt, show string, c Common) (*Submitted, error) {
+	if err := rt.common(ctx, &c); err != nil {
+		return nil, err
+	}
+	rendered, err := pb.Flow.Render(p.Text, args)
+	if err != nil {
+		var fe *flow.FieldError
+		field := "flow"
+		if errors.As(err, &fe) {
+			field = "flow." + fe.Field
+		}
+		return nil, machine.Errorf(machine.InvalidPlaybook, map[string]any{"file": pb.File, "field": field}, "invalid playbook %s: field %s: %v", pb.File, field, err)
+	}
+	steps, files, err := rt.resolveSteps(rendered, func(field string, err error) error {
+		var me *machine.Error
+		if errors.As(err, &me) {
+			me.Message = fmt.Sprintf("playbook %s: flow.%s: %s", pb.File, field, me.Message)
+			if d, ok := me.Details.(map[string]any); ok {
+				d["file"], d["field"] = pb.File, "flow."+field
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	files[PromptFile] = p.Text
+	playID, sessID := store.NewID(), store.NewID()
+	for name, text := range files {
+		if err := writeFile(filepath.Join(Dir(rt.Home, sessID), name), []byte(text)); err != nil {
+			os.RemoveAll(Dir(rt.Home, sessID))
+			return nil, machine.Errorf(machine.StoreError, map[string]any{"path": Dir(rt.Home, sessID)}, "writing the prompt snapshot: %v", err)
+		}
+	}
+	label := c.Label
+	if label == "" {
+		label = pb.Name
+	}
+	sspec := SessionSpec{Mode: ModePlay, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
+	pspec := PlaySpec{Playbook: pb.Name, Fingerprint: fingerprint, Args: args, Session: sessID, Show: show}
+	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI, Show: show},
+		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Reason: "run.preparing.submitted"},
+		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Reason: "run.preparing.submitted"})
+	if err != nil {
+		os.RemoveAll(Dir(rt.Home, sessID))
+		return nil, err
+	}
+	sub, err := rt.launch(ctx, recs[0])
+	if err != nil {
+		return nil, err
+	}
+	sub.Prompt = p.Info
+	sub.PlaybookFingerprint = fingerprint
+	sub.Session = &sessID
+	if recs[0].Parent != "" {
+		s := recs[0].Parent
+		sub.Show = &s
+	}
+	return sub, nil
+}
+
+// launch starts the worker of a preparing record and returns the submit
+// result. A worker that cannot be started fails the record (and a play's
+// session with it) so nothing is left preparing forever.
+func (rt *Runtime) launch(ctx context.Context, rec store.Record) (*Submitted, error) {
+	cmd, err := startWorker(rt.Exe, rt.Home, rec.ID)
+	if err != nil {
+		rt.failUnstarted(ctx, rec)
+		return nil, machine.Errorf(machine.SpawnFailed, map[string]any{"id": rec.ID},
+			"%s %s: could not start its worker (%s): %v; the record is failed (%s)", rec.Kind, rec.ID, rt.Exe, err, ReasonSpawnError)
+	}
+	pid := cmd.Process.Pid
+	_ = cmd.Process.Release() // the worker outlives this command; init reaps it
+	sub := &Submitted{ID: rec.ID, Kind: rec.Kind, Label: rec.Label, Status: rec.Status, Phase: rec.Phase,
+		PID: pid, PGID: pid, Record: rec.JSON()}
+	if rec.Parent != "" {
+		p := rec.Parent
+		sub.Parent = &p
+	}
+	return sub, nil
+}
+
+func (rt *Runtime) failUnstarted(ctx context.Context, rec store.Record) {
+	ctx = context.WithoutCancel(ctx)
+	_, _ = rt.Store.Transition(ctx, store.Change{ID: rec.ID, Version: rec.Version, To: store.StatusFailed, Reason: ReasonSpawnError, Actor: ActorCLI})
+	kids, _ := rt.Store.Children(ctx, rec.ID)
+	for _, k := range kids {
+		if !k.Terminal() {
+			_, _ = rt.Store.Transition(ctx, store.Change{ID: k.ID, Version: k.Version, To: store.StatusFailed, Reason: ReasonSpawnError, Actor: ActorCLI})
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite "modernc.org/sqlite"
+)
+
+// Errors of opening a store. Each is wrapped in a *SchemaError or a
+// *PathError naming the file.
+var (
+	ErrSchemaOutdated    = errors.New("store schema is older than this binary; run `limcp state migrate`")
+	ErrSchemaUnsupported = errors.New("store schema is newer than this binary")
+	ErrCorrupt           = errors.New("not a limcp store (not a SQLite database, or damaged)")
+	ErrBusy              = errors.New("store is locked by another writer past the busy timeout")
+)
+
+// SchemaError says which store has which version.
+type SchemaError struct {
+	Path    string
+	Version int
+	Current int
+	Err     error // ErrSchemaOutdated or ErrSchemaUnsupported
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("store %s: schema version %d, this binary uses %d: %v", e.Path, e.Version, e.Current, e.Err)
+}
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// PathError is a failure tied to the store file.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("store %s: %v", e.Path, e.Err) }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// BusyTimeout is how long a connection waits for a lock before giving up.
+const BusyTimeout = 10 * time.Second
+
+// Store is an open lifecycle store. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+
+	mu    sync.Mutex
+	hooks []TerminalHook
+
+	now func() time.Time
+}
+
+// Options tune Open. The zero value is right for the CLI.
+type Options struct {
+	// AllowOutdated opens a store whose schema is older than CurrentVersion
+	// (for `state migrate` only; every other command refuses it).
+	AllowOutdated bool
+	// Now replaces the clock (tests).
+	Now func() time.Time
+	// BusyTimeout replaces the default BusyTimeout (tests that need a
+	// write to fail fast on a held lock).
+	BusyTimeout time.Duration
+}
+
+// Open opens the store at path, creating the file (and its directory) at
+// the current schema version when it does not exist or is empty. It does
+// not migrate: an older store is an error wrapping [ErrSchemaOutdated].
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	s, err := openDB(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.version(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if v == 0 {
+		if v, err = s.initialize(ctx, CurrentVersion); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	switch {
+	case v > CurrentVersion:
+		s.Close()
+		return nil, &SchemaError{Path: path, Version: v, Current: CurrentVersion, Err: ErrSchemaUnsupported}
+	case v < CurrentVersion && !opts.AllowOutdated:
+		s.Close()
+		return nil, &SchemaError{Path: path, Version: v, Current: CurrentVersion, Err: ErrSchemaOutdated}
+	}
+	return s, nil
+}
+
+// CreateAt creates a new store at path at schema version (1..CurrentVersion)
+// and closes it. It exists for migration tests and tooling: an older store
+// is built by the same migrations a real one went through.
+func CreateAt(ctx context.Context, path string, version int) error {
+	if version < 1 || version > CurrentVersion {
+		return fmt.Errorf("store: cannot create at version %d (have 1..%d)", version, CurrentVersion)
+	}
+	s, err := openDB(path, Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	v, err := s.version(ctx)
+	if err != nil {
+		return err
+	}
+	if v != 0 {
+		return &PathError{Path: path, Err: fmt.Errorf("already exists at version %d", v)}
+	}
+	_, err = s.initialize(ctx, version)
+	return err
+}
+
+func openDB(path string, opts Options) (*Store, error) {
+	if strings.ContainsRune(path, '?') {
+		return nil, &PathError{Path: path, Err: errors.New("the store path may not contain '?'")}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, &PathError{Path: path, Err: err}
+	}
+	busy := BusyTimeout
+	if opts.BusyTimeout > 0 {
+		busy = opts.BusyTimeout
+	}
+	dsn := fmt.Sprintf("%s?_busy_timeout=%d&_txlock=immediate&_synchronous=NORMAL", path, busy.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, &PathError{Path: path, Err: err}
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{db: db, path: path, now: now}, nil
+}
+
+// Path returns the store file's path.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the database handle for read-only diagnostics (state doctor,
+// tests). Writes must go through this package's functions.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Version returns the store's schema version.
+func (s *Store) Version(ctx context.Context) (int, error) { return s.version(ctx) }
+
+func (s *Store) version(ctx context.Context) (int, error) {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, s.wrap(err)
+	}
+	if v == 0 {
+		// A version-0 file is new only if it holds nothing; a SQLite file
+		// with tables of its own is somebody else's database.
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+			return 0, s.wrap(err)
+		}
+		if n > 0 {
+			return 0, &PathError{Path: s.path, Err: fmt.Errorf("%w: it is a SQLite database holding %d schema objects but no limcp schema version", ErrCorrupt, n)}
+		}
+	}
+	return v, nil
+}
+
+// initialize brings a new (version 0) store to version target. Concurrent
+// first opens race here; the IMMEDIATE transaction serialises them and the
+// re-check inside it makes the losers no-ops.
+func (s *Store) initialize(ctx context.Context, target int) (int, error) {
+	// journal_mode is persistent in the file and cannot change inside a
+	// transaction, so it is set first; a racing opener doing the same is
+	// harmless.
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return 0, s.wrap(err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, s.wrap(err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, s.wrap(err)
+	}
+	if v != 0 {
+		return v, nil
+	}
+	for i := 0; i < target; i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return 0, s.wrap(fmt.Errorf("creating schema version %d: %w", i+1, err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", target)); err != nil {
+		return 0, s.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, s.wrap(err)
+	}
+	return target, nil
+}
+
+// Migrate brings the store to CurrentVersion, returning the version it
+// had. It is idempotent; a store already current is left alone.
+func (s *Store) Migrate(ctx context.Context) (from, to int, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, s.wrap(err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&from); err != nil {
+		return 0, 0, s.wrap(err)
+	}
+	if from > CurrentVersion {
+		return from, from, &SchemaError{Path: s.path, Version: from, Current: CurrentVersion, Err: ErrSchemaUnsupported}
+	}
+	for i := from; i < CurrentVersion; i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return from, from, s.wrap(fmt.Errorf("migrating to version %d: %w", i+1, err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", CurrentVersion)); err != nil {
+		return from, from, s.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return from, from, s.wrap(err)
+	}
+	return from, CurrentVersion, nil
+}
+
+// SQLite primary result codes this package classifies.
+const (
+	sqliteBusy    = 5
+	sqliteLocked  = 6
+	sqliteCorrupt = 11
+	sqliteNotADB  = 26
+)
+
+// wrap classifies a driver error: not-a-database and corruption become
+// ErrCorrupt, lock timeouts ErrBusy; everything is tied to the path.
+func (s *Store) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqliteNotADB, sqliteCorrupt:
+			return &PathError{Path: s.path, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		case sqliteBusy, sqliteLocked:
+			return &PathError{Path: s.path, Err: fmt.Errorf("%w: %v", ErrBusy, err)}
+		}
+	}
+	return &PathError{Path: s.path, Err: err}
+}

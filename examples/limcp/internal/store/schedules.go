@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Schedule is a stored cron entry: a limcp spawn command run when due.
+type Schedule struct {
+	Name         string    `json:"name"`
+	Cron         string    `json:"cron"`
+	Command      []string  `json:"command"` // argv after the program, e.g. ["agent","echo","hi"]
+	CreatedAt    time.Time `json:"created_at"`
+	NextRunAt    time.Time `json:"next_run_at"`
+	LastRunAt    time.Time `json:"last_run_at"`
+	LastRecordID string    `json:"last_record_id"`
+	LastError    string    `json:"last_error"`
+	Version      int64     `json:"version"`
+}
+
+// Errors of schedules and teams.
+var (
+	ErrExists          = errors.New("already exists")
+	ErrUnknownSchedule = errors.New("no such schedule")
+	ErrUnknownTeam     = errors.New("no such team")
+)
+
+const scheduleColumns = "name, cron, command, created_at, next_run_at, last_run_at, last_record_id, last_error, version"
+
+func scanSchedule(row scanner) (Schedule, error) {
+	var sc Schedule
+	var cmd string
+	var created, next, last int64
+	if err := row.Scan(&sc.Name, &sc.Cron, &cmd, &created, &next, &last, &sc.LastRecordID, &sc.LastError, &sc.Version); err != nil {
+		return Schedule{}, err
+	}
+	if err := json.Unmarshal([]byte(cmd), &sc.Command); err != nil {
+		return Schedule{}, fmt.Errorf("schedule %s: stored command is not a JSON array: %w", sc.Name, err)
+	}
+	sc.CreatedAt, sc.NextRunAt, sc.LastRunAt = fromNanos(created), fromNanos(next), fromNanos(last)
+	return sc, nil
+}
+
+// AddSchedule stores a new schedule; an existing name is ErrExists.
+func (s *Store) AddSchedule(ctx context.Context, sc Schedule) (Schedule, error) {
+	cmd, _ := json.Marshal(sc.Command)
+	sc.CreatedAt = s.now().UTC()
+	sc.Version = 1
+	_, err := s.db.ExecContext(ctx, `INSERT INTO schedules (name, cron, command, created_at, next_run_at) VALUES (?,?,?,?,?)`,
+		sc.Name, sc.Cron, string(cmd), nanos(sc.CreatedAt), nanos(sc.NextRunAt))
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return Schedule{}, fmt.Errorf("schedule %q: %w", sc.Name, ErrExists)
+		}
+		return Schedule{}, s.wrap(err)
+	}
+	return sc, nil
+}
+
+// GetSchedule returns one schedule.
+func (s *Store) GetSchedule(ctx context.Context, name string) (Schedule, error) {
+	sc, err := scanSchedule(s.db.QueryRowContext(ctx, "SELECT "+scheduleColumns+" FROM schedules WHERE name = ?", name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Schedule{}, fmt.Errorf("schedule %q: %w", name, ErrUnknownSchedule)
+	}
+	if err != nil {
+		return Schedule{}, s.wrap(err)
+	}
+	return sc, nil
+}
+
+// Schedules lists every schedule by name.
+func (s *Store) Schedules(ctx context.Context) ([]Schedule, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+scheduleColumns+" FROM schedules ORDER BY name")
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []Schedule
+	for rows.Next() {
+		sc, err := scanSchedule(rows)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		out = append(out, sc)
+	}
+	return out, s.wrap(rows.Err())
+}
+
+// RemoveSchedule deletes a schedule.
+func (s *Store) RemoveSchedule(ctx context.Context, name string) error {
+	res, err := s.db.ExecContext(ctx, "DELETE FROM schedules WHERE name = ?", name)
+	if err != nil {
+		return s.wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("schedule %q: %w", name, ErrUnknownSchedule)
+	}
+	return nil
+}
+
+// ClaimSchedule advances a due schedule to its next run time by
+// compare-and-set on its version, so two concurrent ticks never both start
+// the same occurrence. It reports whether this caller won the claim.
+func (s *Store) ClaimSchedule(ctx context.Context, sc Schedule, ranAt, next time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE schedules SET last_run_at = ?, next_run_at = ?, version = version + 1
+		WHERE name = ? AND version = ?`, nanos(ranAt), nanos(next), sc.Name, sc.Version)
+	if err != nil {
+		return false, s.wrap(err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// RecordScheduleRun notes what a claimed run produced.
+func (s *Store) RecordScheduleRun(ctx context.Context, name, recordID, runErr string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE schedules SET last_record_id = ?, last_error = ? WHERE name = ?`, recordID, runErr, name)
+	return s.wrap(err)
+}
