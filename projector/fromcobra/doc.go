@@ -36,7 +36,11 @@
 // Any other type — ipNet, boolSlice, stringToString, a custom pflag.Value —
 // makes the command unavailable, naming the type ("pflag:ipNet"): it is never
 // coerced to a string. A custom Value whose Type() claims a supported name
-// is taken at its word. Defaults come from the flag's DefValue. A
+// is taken at its word. A Value that also implements [Chooser] (a fixed
+// set of values it enforces in Set, such as a playbook arg's declared
+// choices) has those choices offered as the parameter's enum, typed by its
+// kind; a choice that does not parse as that kind makes the command
+// unavailable. Defaults come from the flag's DefValue. A
 // stringArray or intSlice whose default is not empty cannot be emptied from
 // argv, so its minItems is 1.
 //

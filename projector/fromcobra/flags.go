@@ -153,7 +153,51 @@ func flagParam(f *pflag.Flag) *projector.Param {
 		p.Default = nil
 		p.Unrepresentable = &projector.Unrepresentable{Action: p.Action, Type: typ, Reason: fmt.Sprintf("cannot read flag --%s's default %q or no-value default %q as %s: %v", f.Name, f.DefValue, f.NoOptDefVal, typ, err)}
 	}
+	if p.Unrepresentable == nil {
+		flagChoices(f, p)
+	}
 	return p
+}
+
+// Chooser is implemented by a pflag.Value that accepts only a fixed set of
+// values (for example a flag a CLI injects from a playbook's declared
+// choices). pflag has no notion of choices, so a Value that enforces them in
+// Set can say so here, and the walker offers them as the parameter's enum.
+type Chooser interface {
+	Choices() []string
+}
+
+// flagChoices reads a Chooser's choices into p, typed by p's kind. A choice
+// that does not parse as the flag's kind makes the parameter unrepresentable:
+// an enum the CLI would reject is a schema that lies.
+func flagChoices(f *pflag.Flag, p *projector.Param) {
+	c, ok := f.Value.(Chooser)
+	if !ok || p.Kind == projector.KindBoolean {
+		return
+	}
+	names := c.Choices()
+	if len(names) == 0 {
+		return
+	}
+	choices := make([]any, 0, len(names))
+	for _, s := range names {
+		var v any
+		var err error
+		switch p.Kind {
+		case projector.KindInteger:
+			v, err = strconv.ParseInt(s, 0, 64)
+		case projector.KindNumber:
+			v, err = strconv.ParseFloat(s, 64)
+		default:
+			v = s
+		}
+		if err != nil {
+			p.Unrepresentable = &projector.Unrepresentable{Action: p.Action, Type: p.Type, Reason: fmt.Sprintf("flag --%s offers choice %q, which is not a %s", f.Name, s, p.Kind)}
+			return
+		}
+		choices = append(choices, v)
+	}
+	p.Choices = choices
 }
 
 // readBracketedCSV reads a pflag slice's DefValue, "[a,b]" written as CSV.
