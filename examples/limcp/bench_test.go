@@ -57,6 +57,31 @@ func BenchmarkColdStartJobStatus(b *testing.B) {
 	benchExec(b, e, "job", "status", recs[0].ID, "--json")
 }
 
+// BenchmarkColdStartJobObserve: a whole `limcp job observe ID --json`
+// process in a home holding 10,000 finished notifications: beside
+// BenchmarkColdStartJobStatus it shows what the observation and the sweep
+// for stuck notifications (one indexed query that never reads finished
+// ones) add to the command a polling server runs.
+func BenchmarkColdStartJobObserve(b *testing.B) {
+	e := newEnv(b)
+	recs := seed(b, e, 1)
+	db := e.store().DB()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10000; i++ {
+		if _, err := tx.Exec(`INSERT INTO deliveries (record_id, channel, transition_seq, record_version, state, attempts,
+			max_attempts, created_at, finished_at) VALUES (?, 'url', 0, 3, 'delivered', 1, 3, 1, 2)`, store.NewID()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	benchExec(b, e, "job", "observe", recs[0].ID, "--json")
+}
+
 // BenchmarkColdStartHelp: the same process without a store (help): the
 // difference to BenchmarkColdStartJobStatus is opening the store and reading.
 func BenchmarkColdStartHelp(b *testing.B) {

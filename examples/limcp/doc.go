@@ -5,5 +5,6 @@
 //
 // The command tree and its machine mode live in internal/cli; the store in
 // internal/store; submitting, the detached worker, observation (with the
-// fenced reap) and transitive kill in internal/run.
+// fenced reap) and transitive kill in internal/run; terminal notify (the
+// setting, the delivery process) in internal/notify.
 package main

@@ -61,7 +61,7 @@ func newEnv(t testing.TB) *env {
 func (e *env) environ() []string {
 	env := []string{tagVar + "=" + e.home}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LIMCP_HOME=") && !strings.HasPrefix(kv, tagVar+"=") {
+		if !strings.HasPrefix(kv, "LIMCP_HOME=") && !strings.HasPrefix(kv, tagVar+"=") && !strings.HasPrefix(kv, "LIMCP_NOTIFY_URL=") {
 			env = append(env, kv)
 		}
 	}

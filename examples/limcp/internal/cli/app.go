@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
@@ -109,8 +110,25 @@ func (a *app) openStore(ctx context.Context, o store.Options) (*store.Store, err
 	}
 	st.OnTerminal(run.TeamHook(st))
 	st.OnTerminal(run.ShowHook(st))
+	if exe, err := a.executable(); err == nil {
+		// Whoever ends a run (worker, kill, observer) starts its delivery;
+		// without an executable the deliveries wait for the next sweep.
+		st.OnTerminal(notify.Hook(exe, home))
+	}
 	a.st = st
 	return st, nil
+}
+
+// executable is the limcp binary to re-execute (workers, deliveries).
+func (a *app) executable() (string, error) {
+	if a.opts.Executable != "" {
+		return a.opts.Executable, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", machine.Errorf(machine.Internal, nil, "cannot find the limcp executable to start a worker: %v", err)
+	}
+	return exe, nil
 }
 
 func (a *app) runtime(ctx context.Context) (*run.Runtime, error) {
@@ -119,11 +137,9 @@ func (a *app) runtime(ctx context.Context) (*run.Runtime, error) {
 		return nil, err
 	}
 	home, _ := a.resolvedHome()
-	exe := a.opts.Executable
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return nil, machine.Errorf(machine.Internal, nil, "cannot find the limcp executable to start a worker: %v", err)
-		}
+	exe, err := a.executable()
+	if err != nil {
+		return nil, err
 	}
 	return &run.Runtime{Store: st, Home: home, Exe: exe}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
@@ -82,7 +83,7 @@ func TestNewRootIsFreshEachCall(t *testing.T) {
 // and checks every runnable, visible command projects, with the parameter
 // names the verbs need.
 func TestTreeProjects(t *testing.T) {
-	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: []string{"json", "home"}})
+	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: append([]string{"json", "home"}, notify.Flags...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +110,37 @@ func TestTreeProjects(t *testing.T) {
 	for path, w := range want {
 		if d := cmp.Diff(w, params[path]); d != "" {
 			t.Errorf("%s parameters (-want +got):\n%s", path, d)
+		}
+	}
+}
+
+// TestNotifyFlagsAreFencedByName: every spawn command has exactly the
+// notify flags the MCP server excludes by name (notify.Flags), no other
+// flag of the tree sets a notify target, and excluding those names leaves
+// no notify parameter in any projected command. Renaming a flag, or adding
+// a notify flag under another name, fails here before it reaches a caller.
+func TestNotifyFlagsAreFencedByName(t *testing.T) {
+	root := NewRoot(Options{})
+	for _, name := range []string{"agent", "fanout", "flow", "play"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range notify.Flags {
+			if c.Flags().Lookup(f) == nil {
+				t.Errorf("%s has no --%s: the name the server excludes no longer exists (was it renamed?)", name, f)
+			}
+		}
+	}
+	tree, err := fromcobra.WalkWith(root, &fromcobra.Options{ExcludeFlags: append([]string{"json", "home"}, notify.Flags...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range tree.Commands {
+		for _, p := range c.Params {
+			if strings.Contains(strings.ToLower(p.Name), "notify") {
+				t.Errorf("%s still projects %q after excluding %v", strings.Join(c.Path, " "), p.Name, notify.Flags)
+			}
 		}
 	}
 }

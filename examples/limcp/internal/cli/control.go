@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/schedule"
@@ -91,6 +94,15 @@ func (a *app) checkStoredCommand(argv []string) error {
 	for _, f := range []string{"home", "json"} {
 		if cmd.Flags().Changed(f) {
 			return bad("--%s is set by the tick itself", f)
+		}
+	}
+	// A stored command runs later with the home owner's rights; if it could
+	// carry a notify target, whoever can add a schedule (an MCP caller,
+	// if the server exposes schedule add) could run any command. Scheduled
+	// runs take the default notify setting of config.yaml instead.
+	for _, f := range notify.Flags {
+		if cmd.Flags().Changed(f) {
+			return bad("--%s may not be stored in a schedule; scheduled runs use the notify setting of %s", f, notify.ConfigFile)
 		}
 	}
 	if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
@@ -400,6 +412,53 @@ func (a *app) workerCmd() *cobra.Command {
 			return err
 		}
 		return a.ok(map[string]any{"id": args[0]}, nil)
+	})
+	return c
+}
+
+// notifyCmd is the delivery process a terminal transition starts
+// (notify.Launch): it delivers the pending notifications of the records
+// named and exits. It is hidden and never projected.
+func (a *app) notifyCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:    notify.DeliverCommand + " IDS...",
+		Short:  "deliver the terminal notifications of records (internal: started detached when a run ends)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+	}
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		st, err := a.store(cmd.Context())
+		if err != nil {
+			return err
+		}
+		home, _ := a.resolvedHome()
+		d := &notify.Deliverer{Store: st, Home: home}
+		// Records are delivered concurrently: one slow target must not hold
+		// up the others handed to this process.
+		got := make([][]store.Delivery, len(args))
+		errs := make([]error, len(args))
+		var wg sync.WaitGroup
+		for i, id := range args {
+			wg.Add(1)
+			go func(i int, id string) {
+				defer wg.Done()
+				if got[i], errs[i] = d.Deliver(cmd.Context(), id); errs[i] != nil {
+					errs[i] = fmt.Errorf("record %s: %w", id, errs[i])
+				}
+			}(i, id)
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		out := map[string][]store.DeliveryJSON{}
+		for i, id := range args {
+			out[id] = []store.DeliveryJSON{}
+			for _, x := range got[i] {
+				out[id] = append(out[id], x.JSON())
+			}
+		}
+		return a.ok(map[string]any{"deliveries": out}, nil)
 	})
 	return c
 }

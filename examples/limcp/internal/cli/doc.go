@@ -22,6 +22,17 @@
 //
 // The home is --home, else $LIMCP_HOME, else $XDG_STATE_HOME/limcp, else
 // ~/.local/state/limcp. It holds state.db (the store), runs/ (one directory
-// per run: prompt.txt, stdout, stderr, worker.log), playbooks/ and
-// providers.yaml.
+// per run: prompt.txt, stdout, stderr, worker.log), playbooks/,
+// providers.yaml, config.yaml (the default notify setting) and notify.log.
+//
+// # Terminal notify
+//
+// The spawn commands take --notify-url and --notify-command (see package
+// notify), privileged flags the MCP server excludes by name
+// (notify.Flags); without them the run takes $LIMCP_NOTIFY_URL and
+// config.yaml's default. Every store this binary opens starts the delivery
+// of a run's end (notify.Hook) after the transition commits, in whichever
+// command made it; `job observe` also restarts deliveries nobody is
+// working on (notify.Sweep); the hidden __notify command is the delivery
+// process.
 package cli

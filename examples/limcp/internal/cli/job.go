@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/wait"
@@ -23,12 +24,11 @@ func (a *app) jobCmd() *cobra.Command {
 		a.jobStatusCmd(), a.jobOutputCmd(), a.jobListCmd(), a.jobObserveCmd(), a.jobWaitCmd())
 }
 
-// StatusRecord is one record of `job status`: the record and the ids of
-// its children (a play's session, a session's invocations, a show's plays).
-type StatusRecord struct {
-	store.RecordJSON
-	Children []string `json:"children"`
-}
+// StatusRecord is one record of `job status`: the record, the ids of its
+// children (a play's session, a session's invocations, a show's plays), and
+// its notify setting with the state of its deliveries (null without one).
+// It is also the body of a terminal notification.
+type StatusRecord = store.StatusRecord
 
 func (a *app) jobStatusCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -47,13 +47,9 @@ func (a *app) jobStatusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			kids, err := st.Children(cmd.Context(), r.ID)
+			sr, err := st.Status(cmd.Context(), r)
 			if err != nil {
 				return err
-			}
-			sr := StatusRecord{RecordJSON: r.JSON(), Children: []string{}}
-			for _, k := range kids {
-				sr.Children = append(sr.Children, k.ID)
 			}
 			out = append(out, sr)
 		}
@@ -70,6 +66,7 @@ func (a *app) jobStatusCmd() *cobra.Command {
 				for _, k := range r.Children {
 					fmt.Fprintf(w, "  └ %s\n", k)
 				}
+				humanNotify(w, r.Notify)
 			}
 		})
 	})
@@ -250,6 +247,13 @@ ambiguous ids are per-id errors, not a failure of the command.`,
 		if err != nil {
 			return err
 		}
+		// The poller's visit also recovers notifications nobody is
+		// delivering (one indexed query; a launch only when there are
+		// some). Its failure never fails the observation.
+		if exe, err := a.executable(); err == nil {
+			home, _ := a.resolvedHome()
+			_, _ = notify.Sweep(cmd.Context(), st, func(ids ...string) error { return notify.Launch(exe, home, ids...) })
+		}
 		return a.ok(map[string]any{"observations": obs}, func(w io.Writer) {
 			for _, o := range obs {
 				if o.Error != nil {
@@ -313,4 +317,37 @@ Expiry is not an error. The window and poll interval are clamped (window
 		})
 	})
 	return c
+}
+
+// humanNotify prints a record's notify setting and deliveries.
+func humanNotify(w io.Writer, n *store.NotifyJSON) {
+	if n == nil {
+		return
+	}
+	fmt.Fprintf(w, "  notify: %s (timeout %s, %d attempts)\n", notifyTargets(n), n.Timeout, n.MaxAttempts)
+	if len(n.Deliveries) == 0 {
+		fmt.Fprintln(w, "    not yet: the record has not ended")
+	}
+	for _, d := range n.Deliveries {
+		fmt.Fprintf(w, "    %-7s %s after %d of %d attempts", d.Channel, d.State, d.Attempts, d.MaxAttempts)
+		if d.NextAttemptAt != nil {
+			fmt.Fprintf(w, ", next at %s", d.NextAttemptAt.Local().Format(time.TimeOnly))
+		}
+		if d.LastError != nil {
+			fmt.Fprintf(w, "; last error: %s", *d.LastError)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// notifyTargets says where a setting announces an end.
+func notifyTargets(n *store.NotifyJSON) string {
+	var to []string
+	if n.URL != nil {
+		to = append(to, "POST "+*n.URL)
+	}
+	if n.Command != nil {
+		to = append(to, "run "+strings.Join(n.Command, " "))
+	}
+	return strings.Join(to, "; ")
 }

@@ -7,17 +7,20 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 )
 
 // spawnFlags are the flags every spawn command takes.
 type spawnFlags struct {
-	cwd        string
-	timeout    time.Duration
-	label      string
-	team       string
-	promptFile string
+	cwd           string
+	timeout       time.Duration
+	label         string
+	team          string
+	promptFile    string
+	notifyURL     string
+	notifyCommand []string
 }
 
 func (f *spawnFlags) add(c *cobra.Command) {
@@ -26,10 +29,28 @@ func (f *spawnFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "deadline of each agent invocation, e.g. 90s (0: none); past it the run is timed_out")
 	c.Flags().StringVar(&f.label, "label", "", "a label for the record (default: derived from the command)")
 	c.Flags().StringVar(&f.team, "team", "", "post the run's end on this team's board (the team must exist)")
+	// SECURITY: the notify flags are for a person at a terminal only. A
+	// notify command is arbitrary code execution, and a notify URL points
+	// limcp's POSTs at a local port. The MCP server excludes exactly these
+	// flag names (notify.Flags) from the surface it projects from this tree
+	// and sets $LIMCP_NOTIFY_URL instead: renaming them, or adding another
+	// flag that sets a notify target, would expose them to MCP callers.
+	c.Flags().StringVar(&f.notifyURL, notify.FlagURL, "",
+		"when the run (and each of its parts) ends, POST its record as JSON to this loopback URL (default $"+notify.EnvURL+", else config.yaml notify.url)")
+	c.Flags().StringArrayVar(&f.notifyCommand, notify.FlagCommand, nil,
+		"when the run (and each of its parts) ends, run this command (no shell) with its record as JSON on stdin; repeat for each argv word (default: config.yaml notify.command)")
 }
 
-func (f *spawnFlags) common() run.Common {
-	return run.Common{Cwd: f.cwd, Timeout: f.timeout, Label: f.label, Team: f.team}
+// common resolves the flags every spawn command shares, the notify setting
+// included (which reads the environment and <home>/config.yaml).
+func (a *app) common(f *spawnFlags) (run.Common, error) {
+	c := run.Common{Cwd: f.cwd, Timeout: f.timeout, Label: f.label, Team: f.team}
+	home, err := a.resolvedHome()
+	if err != nil {
+		return c, err
+	}
+	c.Notify, err = notify.Resolve(home, notify.PerRun{URL: f.notifyURL, Command: f.notifyCommand}, a.opts.Getenv)
+	return c, err
 }
 
 func humanSubmitted(s *run.Submitted) func(io.Writer) {
@@ -40,6 +61,9 @@ func humanSubmitted(s *run.Submitted) func(io.Writer) {
 		}
 		if s.Show != nil {
 			fmt.Fprintf(w, "show %s\n", *s.Show)
+		}
+		if s.Notify != nil {
+			fmt.Fprintf(w, "on end: %s\n", notifyTargets(s.Notify))
 		}
 		fmt.Fprintf(w, "follow it with: limcp job wait %s\n", s.ID)
 	}
@@ -63,11 +87,15 @@ echo:delay=2s,exit=3,stderr=TEXT) or a command provider from providers.yaml
 		if err != nil {
 			return err
 		}
+		common, err := a.common(&f)
+		if err != nil {
+			return err
+		}
 		rt, err := a.runtime(cmd.Context())
 		if err != nil {
 			return err
 		}
-		s, err := rt.SubmitAgent(cmd.Context(), args[0], p, f.common())
+		s, err := rt.SubmitAgent(cmd.Context(), args[0], p, common)
 		if err != nil {
 			return err
 		}
@@ -97,11 +125,15 @@ their outputs.`,
 		if err != nil {
 			return err
 		}
+		common, err := a.common(&f)
+		if err != nil {
+			return err
+		}
 		rt, err := a.runtime(cmd.Context())
 		if err != nil {
 			return err
 		}
-		s, err := rt.SubmitFanout(cmd.Context(), args[0], n, synthesis, p, f.common())
+		s, err := rt.SubmitFanout(cmd.Context(), args[0], n, synthesis, p, common)
 		if err != nil {
 			return err
 		}
@@ -132,11 +164,15 @@ gets the outputs of the steps it depends on appended to its prompt.`,
 				return err
 			}
 		}
+		common, err := a.common(&f)
+		if err != nil {
+			return err
+		}
 		rt, err := a.runtime(cmd.Context())
 		if err != nil {
 			return err
 		}
-		s, err := rt.SubmitFlow(cmd.Context(), spec, p, f.common())
+		s, err := rt.SubmitFlow(cmd.Context(), spec, p, common)
 		if err != nil {
 			return err
 		}
@@ -185,11 +221,15 @@ PLAYBOOK name.`,
 		if err != nil {
 			return err
 		}
+		common, err := a.common(&f)
+		if err != nil {
+			return err
+		}
 		rt, err := a.runtime(cmd.Context())
 		if err != nil {
 			return err
 		}
-		s, err := rt.SubmitPlay(cmd.Context(), pb, fp, values, p, show, f.common())
+		s, err := rt.SubmitPlay(cmd.Context(), pb, fp, values, p, show, common)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
@@ -98,7 +99,7 @@ func (a *app) stateShowCmd() *cobra.Command {
 			"home": home, "store": st.Path(), "schema_version": v, "current_schema_version": store.CurrentVersion,
 			"journal_mode": mode, "busy_timeout_ms": store.BusyTimeout.Milliseconds(),
 			"runs_dir": filepath.Join(home, run.RunsDir), "playbooks_dir": filepath.Join(home, playbook.Dir),
-			"providers_file": filepath.Join(home, provider.ConfigFile), "trust": trust,
+			"providers_file": filepath.Join(home, provider.ConfigFile), "config_file": filepath.Join(home, notify.ConfigFile), "trust": trust,
 		}
 		return a.ok(data, func(w io.Writer) {
 			fmt.Fprintf(w, "home       %s\nstore      %s (schema %d, %s)\n", home, st.Path(), v, mode)
@@ -152,6 +153,18 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 			add("providers", "fail", "%v", err)
 		} else {
 			add("providers", "ok", "%s parses", filepath.Join(home, provider.ConfigFile))
+		}
+		if _, err := notify.Resolve(home, notify.PerRun{}, func(string) string { return "" }); err != nil {
+			add("config", "fail", "%v", err)
+		} else {
+			add("config", "ok", "%s parses (notify default and policy)", filepath.Join(home, notify.ConfigFile))
+		}
+		if stale, err := st.StaleDeliveries(ctx, notify.SweepGrace, 100); err != nil {
+			return err
+		} else if len(stale) > 0 {
+			add("notifications", "warn", "%d records have a notification nobody is delivering (the next `job observe` restarts them): %s", len(stale), strings.Join(stale, " "))
+		} else {
+			add("notifications", "ok", "no notification is stuck")
 		}
 		var bad []string
 		for _, n := range playbookNames(home) {

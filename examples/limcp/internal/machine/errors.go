@@ -42,6 +42,9 @@ const (
 	// InvalidProviderConfig: providers.yaml does not parse or breaks a rule.
 	// Details: {"file": PATH, "field": F}.
 	InvalidProviderConfig Code = "invalid_provider_config"
+	// InvalidConfig: the state home's config.yaml does not parse or breaks
+	// a rule. Details: {"file": PATH, "field": "notify.url"}.
+	InvalidConfig Code = "invalid_config"
 	// SchemaOutdated: the store was written by an older limcp; run
 	// `limcp state migrate`. Details: {"store": PATH, "version": N, "current": M}.
 	SchemaOutdated Code = "schema_outdated"
@@ -85,7 +88,7 @@ const (
 var Codes = []Code{
 	UsageError, InvalidArgument, UnknownID, AmbiguousID, PlaybookNotFound,
 	InvalidPlaybook, InvalidFlowSpec, InvalidCron, ProviderNotFound,
-	InvalidProviderConfig, SchemaOutdated, SchemaUnsupported, StoreCorrupt,
+	InvalidProviderConfig, InvalidConfig, SchemaOutdated, SchemaUnsupported, StoreCorrupt,
 	StoreBusy, StoreError, SpawnFailed, ShowKillUnsupported, KillPartial,
 	UnknownSchedule, UnknownTeam, AlreadyExists, WaitFailed, Internal,
 }

@@ -10,7 +10,9 @@
 // itself, re-executed as `limcp --home HOME __worker ID` with Setsid, so the
 // worker leads its own session and process group and outlives the command
 // that submitted it. If the worker cannot be started the record moves to
-// failed (run.failed.spawn_error).
+// failed (run.failed.spawn_error). Every record of a run carries the run's
+// notify setting (Common.Notify): a play and its session at submit, each
+// step's invocation when the coordinator creates it.
 //
 // # The worker
 //

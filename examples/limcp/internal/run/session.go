@@ -141,7 +141,9 @@ func (rt *Runtime) childRecord(sess store.Record, spec SessionSpec, st StepSpec)
 	info := spec.Prompt
 	info.Source = "step"
 	cs := InvocationSpec{Provider: st.Provider, Cwd: spec.Cwd, Timeout: spec.Timeout, Step: st.ID, Prompt: info}
-	return store.NewRecord{ID: store.NewID(), Kind: store.KindInvocation, Parent: sess.ID, Label: st.ID, Spec: mustJSON(cs), Reason: "run.preparing.step_ready"}
+	// A step is part of the run: it carries the session's notify setting.
+	return store.NewRecord{ID: store.NewID(), Kind: store.KindInvocation, Parent: sess.ID, Label: st.ID, Spec: mustJSON(cs),
+		Reason: "run.preparing.step_ready", Notify: sess.Notify}
 }
 
 func (rt *Runtime) abortStep(ctx context.Context, sess store.Record, spec SessionSpec, st StepSpec) stepDone {

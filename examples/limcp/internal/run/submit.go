@@ -21,6 +21,10 @@ type Common struct {
 	Timeout time.Duration // per invocation; 0 → none
 	Label   string
 	Team    string // a team board to post the end on; must exist
+	// Notify is the run's terminal-notify setting (resolved and checked by
+	// the notify package; the zero value: none). Every record of the run
+	// carries it, so each entity's end is announced.
+	Notify store.Notify
 }
 
 // Submitted is the machine result of a spawn command: the new record,
@@ -40,6 +44,9 @@ type Submitted struct {
 	Prompt              PromptInfo       `json:"prompt"`
 	PlaybookFingerprint string           `json:"playbook_fingerprint,omitempty"`
 	Record              store.RecordJSON `json:"record"`
+	// Notify is the run's terminal-notify setting as resolved at submit
+	// (null: none); every part of the run carries it.
+	Notify *store.NotifyJSON `json:"notify"`
 }
 
 // MaxFanout bounds fanout -n.
@@ -95,7 +102,7 @@ func (rt *Runtime) SubmitAgent(ctx context.Context, model string, p Prompt, c Co
 	}
 	spec := InvocationSpec{Provider: prov, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
 	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI},
-		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted"})
+		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted", Notify: c.Notify})
 	if err != nil {
 		os.RemoveAll(Dir(rt.Home, id))
 		return nil, err
@@ -221,7 +228,7 @@ func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps 
 	}
 	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
 	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI},
-		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted"})
+		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted", Notify: c.Notify})
 	if err != nil {
 		os.RemoveAll(Dir(rt.Home, id))
 		return nil, err
@@ -279,8 +286,8 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	sspec := SessionSpec{Mode: ModePlay, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
 	pspec := PlaySpec{Playbook: pb.Name, Fingerprint: fingerprint, Args: args, Session: sessID, Show: show}
 	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI, Show: show},
-		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Reason: "run.preparing.submitted"},
-		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Reason: "run.preparing.submitted"})
+		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Reason: "run.preparing.submitted", Notify: c.Notify},
+		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Reason: "run.preparing.submitted", Notify: c.Notify})
 	if err != nil {
 		os.RemoveAll(Dir(rt.Home, sessID))
 		return nil, err
@@ -312,7 +319,7 @@ func (rt *Runtime) launch(ctx context.Context, rec store.Record) (*Submitted, er
 	pid := cmd.Process.Pid
 	_ = cmd.Process.Release() // the worker outlives this command; init reaps it
 	sub := &Submitted{ID: rec.ID, Kind: rec.Kind, Label: rec.Label, Status: rec.Status, Phase: rec.Phase,
-		PID: pid, PGID: pid, Record: rec.JSON()}
+		PID: pid, PGID: pid, Record: rec.JSON(), Notify: rec.Notify.JSON()}
 	if rec.Parent != "" {
 		p := rec.Parent
 		sub.Parent = &p

@@ -28,12 +28,21 @@
 //     terminal status ([ErrInvalidTransition]);
 //  5. the caller's guard, if any, admits the change inside the transaction.
 //
+// A terminal transition of a record with a notify setting ([Notify]) also
+// inserts, in the same transaction, one pending [Delivery] per channel: an
+// end that commits is never left unannounced by a crash, and an end that
+// does not commit is never announced. A delivery is claimed and finished
+// by compare-and-set ([Store.ClaimDelivery], [Store.RecordAttempt]); see
+// [DeliveryState] for its states. [Store.Status] is a record as `job
+// status` prints it, its deliveries included.
+//
 // After the transaction commits, and only then, every terminal hook
 // registered with [Store.OnTerminal] is called with the terminal record: this
-// is the one post-commit point terminal notification attaches to. A hook's
+// is the one post-commit point terminal notification attaches to (it
+// starts the delivery process). A hook's
 // failure never alters the transition. Triggers in the schema repeat the
-// floor and make the transitions table append-only, so a write that bypassed
-// this package would still be refused.
+// floor and make the transitions table append-only (and a finished delivery
+// final), so a write that bypassed this package would still be refused.
 //
 // # Versions of the schema
 //

@@ -108,6 +108,10 @@ type Record struct {
 	EndedAt        time.Time
 	Version        int64
 	Spec           json.RawMessage // what to run; its shape is the run package's
+	// Notify is the terminal-notify setting fixed at submit (empty: none).
+	// A terminal transition of a record with a setting records its pending
+	// deliveries in the same transaction (see [Delivery]).
+	Notify Notify
 }
 
 // Terminal reports whether the record's status is terminal.

@@ -19,22 +19,25 @@ var ErrNotFound = errors.New("record not found")
 
 // recordColumns is the column list every record query selects, in scanRecord's order.
 const recordColumns = `id, kind, parent, label, team, status, phase, phase_entered_at, reason_code, outcome,
-	exit_code, pid, pgid, start_time, created_at, updated_at, started_at, ended_at, version, spec`
+	exit_code, pid, pgid, start_time, created_at, updated_at, started_at, ended_at, version, spec, notify`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRecord(row scanner) (Record, error) {
 	var (
 		r                                       Record
-		kind, status, spec                      string
+		kind, status, spec, notify              string
 		phaseAt, created, updated, started, end int64
 		exit                                    sql.NullInt64
 		start                                   int64
 	)
 	err := row.Scan(&r.ID, &kind, &r.Parent, &r.Label, &r.Team, &status, &r.Phase, &phaseAt, &r.ReasonCode, &r.Outcome,
-		&exit, &r.PID, &r.PGID, &start, &created, &updated, &started, &end, &r.Version, &spec)
+		&exit, &r.PID, &r.PGID, &start, &created, &updated, &started, &end, &r.Version, &spec, &notify)
 	if err != nil {
 		return Record{}, err
+	}
+	if r.Notify, err = parseNotify(notify); err != nil {
+		return Record{}, fmt.Errorf("record %s: notify setting: %w", r.ID, err)
 	}
 	r.Kind, r.Status, r.Spec = Kind(kind), Status(status), json.RawMessage(spec)
 	r.StartTime = uint64(start)
@@ -79,6 +82,10 @@ type NewRecord struct {
 	Team   string
 	Spec   json.RawMessage
 	Reason string // reason code of the creation row; "" → "run.preparing.submitted"
+	// Notify is the record's terminal-notify setting (the zero value: none).
+	// Records created for a run's parts (a play's session, a session's
+	// invocations) are given their parent's setting by the run package.
+	Notify Notify
 }
 
 // CreateOptions tune Create.
@@ -168,9 +175,13 @@ func insertRecord(ctx context.Context, tx *sql.Tx, nr NewRecord, status Status, 
 	if phase == PhaseUnrecorded {
 		phaseAt = 0
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO records (id, kind, parent, label, team, status, phase, phase_entered_at,
-		reason_code, outcome, created_at, updated_at, version, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,1,?)`,
-		nr.ID, string(nr.Kind), nr.Parent, nr.Label, nr.Team, string(status), phase, phaseAt, reason, OutcomeOf(status), n, n, spec)
+	notify, err := nr.Notify.encode()
+	if err != nil {
+		return fmt.Errorf("record %s: %w", nr.ID, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO records (id, kind, parent, label, team, status, phase, phase_entered_at,
+		reason_code, outcome, created_at, updated_at, version, spec, notify) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,1,?,?)`,
+		nr.ID, string(nr.Kind), nr.Parent, nr.Label, nr.Team, string(status), phase, phaseAt, reason, OutcomeOf(status), n, n, spec, notify)
 	if err != nil {
 		return fmt.Errorf("inserting record %s: %w", nr.ID, err)
 	}

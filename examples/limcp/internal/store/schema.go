@@ -2,7 +2,7 @@ package store
 
 // CurrentVersion is the schema version this binary writes (PRAGMA
 // user_version). A store at a lower version is refused until migrated.
-const CurrentVersion = 2
+const CurrentVersion = 3
 
 // migrations[i] takes a store from version i to version i+1. They only ever
 // grow: a released migration is never edited, so a store migrated by one
@@ -94,5 +94,40 @@ CREATE TABLE trust (
 	trusted_at INTEGER NOT NULL,
 	PRIMARY KEY (kind, subject)
 );
+`,
+	// 2 → 3: terminal notify. Each record carries its notify setting (JSON,
+	// '' for none), fixed at submit; a terminal transition of a record with
+	// a setting inserts one delivery row per channel in the same
+	// transaction, so a committed end always has its pending notification
+	// and an uncommitted one never does.
+	`
+ALTER TABLE records ADD COLUMN notify TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE deliveries (
+	record_id      TEXT NOT NULL,
+	channel        TEXT NOT NULL,
+	transition_seq INTEGER NOT NULL,
+	record_version INTEGER NOT NULL,
+	state          TEXT NOT NULL,
+	attempts       INTEGER NOT NULL DEFAULT 0,
+	max_attempts   INTEGER NOT NULL,
+	last_error     TEXT NOT NULL DEFAULT '',
+	claimant       TEXT NOT NULL DEFAULT '',
+	created_at     INTEGER NOT NULL,
+	attempted_at   INTEGER NOT NULL DEFAULT 0,
+	next_at        INTEGER NOT NULL DEFAULT 0,
+	lease_until    INTEGER NOT NULL DEFAULT 0,
+	finished_at    INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (record_id, channel)
+);
+CREATE INDEX deliveries_open ON deliveries(state, created_at);
+
+-- A finished delivery never changes and no delivery is ever deleted: the
+-- row is the durable answer to "was this end announced?".
+CREATE TRIGGER deliveries_final BEFORE UPDATE ON deliveries
+WHEN OLD.state IN ('delivered', 'failed')
+BEGIN SELECT RAISE(ABORT, 'a finished delivery never changes'); END;
+CREATE TRIGGER deliveries_no_delete BEFORE DELETE ON deliveries
+BEGIN SELECT RAISE(ABORT, 'deliveries are never deleted'); END;
 `,
 }

@@ -86,7 +86,7 @@ func (s *Store) Stats(ctx context.Context) ([]KindStats, error) {
 // Counts returns the number of rows of each table (state list, doctor).
 func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
-	for _, t := range []string{"records", "transitions", "schedules", "teams", "messages", "trust"} {
+	for _, t := range []string{"records", "transitions", "deliveries", "schedules", "teams", "messages", "trust"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
 			return nil, s.wrap(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
@@ -35,4 +36,31 @@ func ExampleStore_Transition() {
 	// Output:
 	// ended: completed run.completed.exit_0
 	// true 3 succeeded
+}
+
+// A record with a notify setting gets its pending deliveries with its end;
+// each attempt is claimed by compare-and-set, so a second claimant gets
+// nothing while the first holds it.
+func ExampleStore_ClaimDelivery() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(dir)
+	st, _ := store.Open(ctx, filepath.Join(dir, "state.db"), store.Options{})
+	defer st.Close()
+	recs, _ := st.Create(ctx, store.CreateOptions{}, store.NewRecord{Kind: store.KindInvocation,
+		Notify: store.Notify{Command: []string{"/usr/bin/logger"}, Timeout: 5 * time.Second, MaxAttempts: 2}})
+	r, _ := st.Transition(ctx, store.Change{ID: recs[0].ID, Version: recs[0].Version, To: store.StatusCompleted, Reason: "run.completed.exit_0"})
+
+	first, ok1, _ := st.ClaimDelivery(ctx, r.ID, store.ChannelCommand, "first", time.Minute)
+	_, ok2, _ := st.ClaimDelivery(ctx, r.ID, store.ChannelCommand, "second", time.Minute)
+	fmt.Println(first.State, first.Attempts, ok1, ok2)
+	d, _ := st.RecordAttempt(ctx, first, store.Attempt{Error: "exit status 1", RetryAfter: 0})
+	fmt.Println(d.State, d.LastError)
+	again, _, _ := st.ClaimDelivery(ctx, r.ID, store.ChannelCommand, "first", time.Minute)
+	d, _ = st.RecordAttempt(ctx, again, store.Attempt{Delivered: true})
+	fmt.Println(d.State, d.Attempts)
+	// Output:
+	// attempting 1 true false
+	// retrying exit status 1
+	// delivered 2
 }

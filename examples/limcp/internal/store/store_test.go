@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -279,7 +280,11 @@ func TestRandomConcurrentTransitions(t *testing.T) {
 	const nRecords, nWriters, perWriter = 20, 8, 125 // 1,000 attempts
 	ids := make([]string, nRecords)
 	for i := range ids {
-		ids[i] = create(t, s, NewRecord{}).ID
+		nr := NewRecord{}
+		if i%2 == 0 { // half the records announce their end
+			nr.Notify = Notify{URL: "http://127.0.0.1:9/", Command: []string{"/bin/true"}, Timeout: time.Second, MaxAttempts: 1}
+		}
+		ids[i] = create(t, s, nr).ID
 	}
 	var hookCalls sync.Map // id → count
 	s.OnTerminal(func(_ context.Context, r Record) {
@@ -358,6 +363,22 @@ func TestRandomConcurrentTransitions(t *testing.T) {
 			}
 		} else if calls != 0 {
 			t.Fatalf("record %s is not terminal but the terminal hook ran %d times", id, calls)
+		}
+		ds, err := s.Deliveries(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if r.Terminal() {
+			want = len(r.Notify.Channels())
+		}
+		if len(ds) != want {
+			t.Fatalf("record %s (%s) has %d deliveries; want %d (one per channel, only once it ends)", id, r.Status, len(ds), want)
+		}
+		for _, d := range ds {
+			if d.RecordVersion != last.ToVersion {
+				t.Fatalf("record %s: delivery announces version %d; the end is version %d", id, d.RecordVersion, last.ToVersion)
+			}
 		}
 	}
 	if terminalSeen == 0 || accepted.Load() < nRecords {

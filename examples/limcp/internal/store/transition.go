@@ -143,11 +143,24 @@ func (s *Store) Transition(ctx context.Context, c Change) (Record, error) {
 		// lost update.
 		return Record{}, &TransitionError{ID: c.ID, To: c.To, Err: ErrConflict, Current: cur}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO transitions (record_id, from_status, to_status, from_version, to_version,
+	res, err = tx.ExecContext(ctx, `INSERT INTO transitions (record_id, from_status, to_status, from_version, to_version,
 		reason_code, actor, at) VALUES (?,?,?,?,?,?,?,?)`,
 		c.ID, string(cur.Status), string(c.To), cur.Version, next.Version, c.Reason, c.Actor, now)
 	if err != nil {
 		return Record{}, s.wrap(err)
+	}
+	if c.To.Terminal() && !cur.Notify.Empty() {
+		// The pending notification is part of the transition: it commits
+		// with it or not at all, so a recorded end is never left
+		// unannounced by a crash between commit and delivery, and an end
+		// that did not commit is never announced.
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return Record{}, s.wrap(err)
+		}
+		if err := insertDeliveries(ctx, tx, next, seq, now); err != nil {
+			return Record{}, s.wrap(err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return Record{}, s.wrap(err)
