@@ -42,6 +42,9 @@ func Main(args []string, opts Options) int {
 	root.SetErr(a.opts.Stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(context.Background())
+	if code, ok := exitStatus(err); ok {
+		return code
+	}
 	if err != nil {
 		return a.fail(err, cmd)
 	}
@@ -200,7 +203,8 @@ results with --json.`,
 	root.AddCommand(a.jobCmd(), a.killCmd())
 	root.AddCommand(a.scheduleCmd(), a.teamCmd())
 	root.AddCommand(a.stateCmd(), a.pluginCmd(), a.hooksCmd(), a.monitorCmd(), a.statsCmd())
-	root.AddCommand(a.workerCmd())
+	root.AddCommand(a.workerCmd(), a.notifyCmd())
+	root.AddCommand(a.mcpCmd(), a.callCmd())
 	return root
 }
 

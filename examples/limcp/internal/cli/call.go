@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/client"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+)
+
+// MaxCallRequestBytes bounds a `limcp call` request read from stdin.
+const MaxCallRequestBytes = 16 << 20
+
+// callCmd is `limcp call`, the client face (package client).
+func (a *app) callCmd() *cobra.Command {
+	var readOnly bool
+	c := &cobra.Command{
+		Use:   "call REQUEST",
+		Short: "send one request to `limcp mcp` over a real stdio MCP session and print the response",
+		Long: `Start "limcp mcp" (this executable, the same state home) as a child process,
+open an MCP session with it over stdio, call the tool "request" once with
+REQUEST (a JSON object; "-" reads it from stdin), and print the response as
+compact JSON. The exit status is 1 when the response's status is "error".
+
+  limcp call '{"help": true}'
+  limcp call '{"help": "agent.submit"}'
+  limcp call '{"ops": [{"op": "job.status", "args": {"ids": ["67b6408c"]}}]}'`,
+		Args: cobra.ExactArgs(1),
+	}
+	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only")
+	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
+		return a.call(cmd, args[0], readOnly)
+	})
+	return c
+}
+
+func (a *app) call(cmd *cobra.Command, arg string, readOnly bool) error {
+	request, err := readCallRequest(arg, os.Stdin)
+	if err != nil {
+		return err
+	}
+	home, err := a.resolvedHome()
+	if err != nil {
+		return err
+	}
+	exe := a.opts.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return machine.Errorf(machine.Internal, nil, "cannot find the limcp executable to start the server: %v", err)
+		}
+	}
+	serverArgs := []string{"--home", home, "mcp"}
+	if readOnly {
+		serverArgs = append(serverArgs, "--read-only")
+	}
+	child := exec.Command(exe, serverArgs...)
+	child.Stderr = a.opts.Stderr
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	resp, err := client.Call(ctx, child, request)
+	if err != nil {
+		return machine.Errorf(machine.Internal, nil, "limcp call: %v", err)
+	}
+	a.emitted = true
+	fmt.Fprintf(a.opts.Stdout, "%s\n", resp.JSON)
+	if resp.Status == "error" || resp.IsError {
+		return ExitStatus(1)
+	}
+	return nil
+}
+
+// readCallRequest reads the request ("-": stdin) and checks that it is a
+// JSON object: the envelope's own problems are the server's to report, but
+// what is not a JSON object cannot even be sent as tool arguments.
+func readCallRequest(arg string, stdin io.Reader) (json.RawMessage, error) {
+	bad := func(format string, args ...any) error {
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "request"}, format, args...)
+	}
+	b := []byte(arg)
+	if arg == "-" {
+		var err error
+		if b, err = io.ReadAll(io.LimitReader(stdin, MaxCallRequestBytes+1)); err != nil {
+			return nil, bad("reading the request from stdin: %v", err)
+		}
+		if len(b) > MaxCallRequestBytes {
+			return nil, bad("the request on stdin is larger than %d bytes", MaxCallRequestBytes)
+		}
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, bad("the request is not JSON: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, bad(`the request must be a JSON object (the envelope: {"help": true} or {"ops": [...]}), not %s`, jsonKindOf(v))
+	}
+	return json.RawMessage(b), nil
+}
+
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+// ExitStatus ends a command that has already written everything it had to
+// say with a non-zero exit status: [Main] returns it as is and prints
+// nothing more (limcp call, when the response's status is "error": the
+// response itself is the output).
+type ExitStatus int
+
+func (e ExitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)) }
+
+// runWithStatus is runE for a command that writes its own output and may
+// end with an ExitStatus, which passes through untouched.
+func (a *app) runWithStatus(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := fn(cmd, args)
+		if _, ok := exitStatus(err); ok {
+			return err
+		}
+		if err != nil {
+			return toMachine(err, nil)
+		}
+		return nil
+	}
+}
+
+// exitStatus reports the exit status a command ended with, if it chose one.
+func exitStatus(err error) (int, bool) {
+	var status ExitStatus
+	if errors.As(err, &status) {
+		return int(status), true
+	}
+	return 0, false
+}

@@ -1,0 +1,67 @@
+// Package server is limcp's MCP server face, `limcp mcp`: the packages of
+// verbsurface assembled over limcp's own command tree.
+//
+// # What it serves
+//
+// One tool, "request" (package verbsurface), over stdio by default or
+// streamable HTTP. The schemas of its verbs are projected live from the
+// cobra tree compiled into this binary (projector/fromcobra), with the
+// flags in [ExcludedFlags] left out of every schema: json (machine mode is
+// the server's), home (a caller must not repoint the state directory),
+// notify-url and notify-command (a caller must never attach a notify: a
+// command would be arbitrary code execution). Every verb runs as a
+// subprocess of the limcp executable the server resolved once at start
+// (package dispatch, machine flag --json), with the state home in
+// $LIMCP_HOME. If that executable changes on disk, every verb becomes
+// unavailable until the server is restarted: the schemas describe the tree
+// compiled into this process.
+//
+// The verb table (verbs.go) is the allowlist: spawn verbs agent.submit,
+// fanout.submit, flow.submit and play.submit (fingerprint required; prompts
+// snapshotted by dispatch.PromptSnapshots; play.submit's "playbook"
+// injects the playbook's args through playbook.Inject), the observe verbs
+// job.status, job.output, job.list, job.wait and the read-only long tail,
+// and the control verbs job.kill, schedule.add|remove|tick, team.create|post.
+// state migrate, plugin trust and hooks trust are fenced
+// (verbsurface.DefaultFence). The v1 tool names are synonyms until
+// [SynonymSunset], already past: they are rejected naming the verb to use.
+//
+// # job.wait
+//
+// A handler over package wait whose Observer runs `limcp job observe
+// --json -- IDS...` once per poll for every id. Two early-wake sources
+// shorten the time from a run's end to the wait's return; polling stays
+// the correctness path:
+//
+//   - a change signal on the store, read without opening it: inotify on the
+//     state home for writes to state.db and state.db-wal (a session that
+//     only reads modifies neither), with a stat-polling fallback;
+//   - terminal notifications (issue 9): the server listens on a loopback
+//     HTTP endpoint with an unguessable path and sets [NotifyURLEnv] in the
+//     environment of every command it runs, so the runs it submits notify
+//     it when they end. A notification only wakes waits: it is a prompt to
+//     read state, not proof of it. A run submitted elsewhere carries no such
+//     notify and is still observed correctly.
+//
+// # job.kill
+//
+// A handler over package kill: the record's kind comes from `limcp job
+// status`, kill.Decide chooses, and the kill is delegated to `limcp kill`,
+// which reaps transitively and records every end. No raw-signal fallback.
+//
+// # One writer
+//
+// The server never writes the lifecycle store: it does not import the
+// store package or any SQLite driver (a test holds its transitive imports
+// to that), and every write — submit, kill, the fenced reap inside job
+// observe, schedules, teams — is a limcp subprocess. The CLI is the one
+// writer.
+//
+// # Transports
+//
+// `limcp mcp` (package cli) builds a [Server] with [New] and serves it with
+// [Server.ServeStdio], or with [Listen] and [Server.ServeHTTP]. Listen
+// enforces the HTTP bind policy: a loopback address, unless a bearer token
+// is configured ($LIMCP_MCP_TOKEN or --token-file), in which case
+// [Server.HTTPHandler] answers 401 to every request without it.
+package server

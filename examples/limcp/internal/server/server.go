@@ -1,0 +1,266 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/fromcobra"
+	"github.com/verbsurface/verbsurface/verbsurface"
+)
+
+// Options configure a Server. Home is required; every other zero value is
+// right for the limcp binary serving itself.
+type Options struct {
+	// Home is the state home (absolute). Every CLI command the server runs
+	// gets it as $LIMCP_HOME; no verb can change it.
+	Home string
+
+	// Executable is the limcp binary the server dispatches to. "" means
+	// os.Executable(): the server runs its own executable, whose command
+	// tree is the one compiled into this process and projected.
+	Executable string
+
+	// ReadOnly installs verbsurface.ReadOnly: only observe verbs run.
+	ReadOnly bool
+
+	// Env is the environment of the CLI commands before the server adds
+	// LIMCP_HOME and LIMCP_NOTIFY_URL. nil means this process's
+	// environment.
+	Env []string
+
+	// NewRoot builds a fresh limcp command tree (required): the tree the
+	// executable parses, walked at start and rebuilt for each playbook
+	// injection. The server never executes it. (It is a parameter, not an
+	// import, so that this package depends on nothing that can open the
+	// store: see "One writer" in the package documentation.)
+	NewRoot func() *cobra.Command
+
+	// Now is the clock the synonym sunset is judged by; nil means time.Now.
+	Now func() time.Time
+
+	// Timeout bounds each CLI command (dispatch.DefaultTimeout when zero).
+	Timeout time.Duration
+
+	// Wake sources of job.wait, both on by default; tests turn one off to
+	// prove the other on its own. NoStoreSignal also stops the store
+	// watcher; NoNotify runs no notify endpoint and sets no
+	// LIMCP_NOTIFY_URL. StorePolling forces the watcher's polling fallback.
+	NoStoreSignal bool
+	NoNotify      bool
+	StorePolling  bool
+}
+
+// Server is limcp's MCP server face: one surface over limcp's own command
+// tree, dispatching every verb to the limcp executable. It is safe for
+// concurrent use; Close releases its watcher and notify endpoint.
+type Server struct {
+	opts    Options
+	exe     string
+	exeSig  fileSig
+	runner  *dispatch.Runner
+	surface *verbsurface.Surface
+	tree    *projector.Tree
+	walk    *fromcobra.Options
+	hub     *wakeHub
+	watcher *storeWatcher
+	notify  *notifyEndpoint
+	mcp     *mcp.Server
+
+	closeOnce sync.Once
+}
+
+// HomeEnv and StoreFile are limcp's state-home variable and store file name
+// (the cli package's HomeEnv and StoreFile; a test holds them equal, since
+// this package must not import cli).
+const (
+	HomeEnv   = "LIMCP_HOME"
+	StoreFile = "state.db"
+)
+
+// Version is the server's MCP implementation version.
+const Version = "v1.0.0"
+
+// New builds the server: walks the command tree (excluding ExcludedFlags),
+// registers the verb table, starts the store watcher and the notify
+// endpoint, and resolves the executable once.
+func New(opts Options) (*Server, error) {
+	if opts.Home == "" || !filepath.IsAbs(opts.Home) {
+		return nil, fmt.Errorf("server: the state home must be an absolute path, not %q", opts.Home)
+	}
+	if opts.NewRoot == nil {
+		return nil, errors.New("server: Options.NewRoot is required (the limcp command tree)")
+	}
+	s := &Server{opts: opts, hub: newWakeHub(), walk: &fromcobra.Options{ExcludeFlags: ExcludedFlags}}
+	exe := opts.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("server: cannot find its own executable: %w", err)
+		}
+	}
+	tree, err := fromcobra.WalkWith(opts.NewRoot(), s.walk)
+	if err != nil {
+		return nil, fmt.Errorf("server: walking the limcp command tree: %w", err)
+	}
+	s.tree = tree
+
+	if !opts.NoNotify {
+		if s.notify, err = startNotifyEndpoint(func() {
+			s.hub.notifySignals.Add(1)
+			s.hub.signal()
+		}); err != nil {
+			return nil, fmt.Errorf("server: starting the notify endpoint: %w", err)
+		}
+	}
+	s.runner, err = dispatch.NewRunner(exe, dispatch.Options{Env: s.commandEnv(), Timeout: opts.Timeout})
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.exe = s.runner.Path()
+	if fi, err := os.Stat(s.exe); err == nil {
+		s.exeSig = fileSig{fi.Size(), fi.ModTime().UnixNano()}
+	}
+	reg, err := s.register()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.surface, err = verbsurface.New(reg, verbsurface.Options{
+		Source:        s.treeSource,
+		Exec:          s.runner,
+		MachineFlag:   "--json",
+		Policy:        s.policy,
+		SynonymSunset: SynonymSunset,
+		Now:           opts.Now,
+	})
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if !opts.NoStoreSignal {
+		s.watcher = watchStore(filepath.Join(opts.Home, StoreFile), func() {
+			s.hub.storeSignals.Add(1)
+			s.hub.signal()
+		}, opts.StorePolling)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "limcp", Version: Version}, nil)
+	verbsurface.AddRequestTool(s.mcp, s.surface)
+	return s, nil
+}
+
+// commandEnv is the environment of every CLI command: the base environment
+// with LIMCP_HOME set to the server's home and, when the notify endpoint
+// runs, LIMCP_NOTIFY_URL set to it (issue 9).
+func (s *Server) commandEnv() []string {
+	base := s.opts.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+2)
+	for _, kv := range base {
+		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, HomeEnv+"="+s.opts.Home)
+	if s.notify != nil {
+		env = append(env, NotifyURLEnv+"="+s.notify.url)
+	}
+	return env
+}
+
+// errExecutableChanged makes every verb unavailable once the binary the
+// server dispatches to is no longer the one it started with: the schemas
+// come from the tree compiled into this process, and a replaced binary may
+// parse differently. Restarting the server fixes it.
+var errExecutableChanged = errors.New("the limcp executable changed on disk since this server started; restart the server")
+
+// treeSource is the surface's TreeSource: the tree walked at start, as
+// long as the executable it describes is unchanged.
+func (s *Server) treeSource(ctx context.Context) (*projector.Tree, error) {
+	fi, err := os.Stat(s.exe)
+	if err != nil {
+		return nil, fmt.Errorf("the limcp executable %s: %w", s.exe, err)
+	}
+	if (fileSig{fi.Size(), fi.ModTime().UnixNano()}) != s.exeSig {
+		return nil, errExecutableChanged
+	}
+	return s.tree, nil
+}
+
+// injectPlaybook is play.submit's dynamic parameter: the CLI's own
+// injection (playbook.Inject) on a fresh tree, walked like the base tree.
+func (s *Server) injectPlaybook(value string) (*projector.Command, string, error) {
+	inject := fromcobra.NewInjector(s.opts.NewRoot, []string{"play"},
+		func(root *cobra.Command, name string) (string, error) {
+			return playbook.Inject(root, s.opts.Home, name)
+		}, s.walk)
+	return inject(value)
+}
+
+// MCPServer returns the MCP server with the one tool registered.
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
+
+// Surface returns the surface the tool answers with.
+func (s *Server) Surface() *verbsurface.Surface { return s.surface }
+
+// Executable returns the absolute path of the binary the server dispatches to.
+func (s *Server) Executable() string { return s.exe }
+
+// NotifyURL returns the URL runs submitted through the server notify on
+// their end ("" when the endpoint is off).
+func (s *Server) NotifyURL() string {
+	if s.notify == nil {
+		return ""
+	}
+	return s.notify.url
+}
+
+// WakeStats reports how many early wakes each source has signalled.
+type WakeStats struct {
+	StoreSignals  int64  `json:"store_signals"`
+	Notifications int64  `json:"notifications"`
+	StoreWatch    string `json:"store_watch"` // "inotify", "polling" or "off"
+}
+
+// WakeStats returns the wake counters.
+func (s *Server) WakeStats() WakeStats {
+	st := WakeStats{StoreSignals: s.hub.storeSignals.Load(), Notifications: s.hub.notifySignals.Load(), StoreWatch: "off"}
+	if s.watcher != nil {
+		st.StoreWatch = s.watcher.currentMode()
+	}
+	return st
+}
+
+// ServeStdio serves the MCP session on stdin/stdout until the client
+// closes it or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+}
+
+// Close stops the store watcher and the notify endpoint. It does not touch
+// any run: runs belong to the CLI's lifecycle.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		if s.watcher != nil {
+			s.watcher.close()
+		}
+		if s.notify != nil {
+			s.notify.close()
+		}
+	})
+	return nil
+}
