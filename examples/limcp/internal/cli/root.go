@@ -204,7 +204,7 @@ results with --json.`,
 	root.AddCommand(a.scheduleCmd(), a.teamCmd())
 	root.AddCommand(a.stateCmd(), a.pluginCmd(), a.hooksCmd(), a.monitorCmd(), a.statsCmd())
 	root.AddCommand(a.workerCmd(), a.notifyCmd())
-	root.AddCommand(a.mcpCmd(), a.callCmd())
+	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd())
 	return root
 }
 

@@ -80,6 +80,11 @@ const (
 	AlreadyExists Code = "already_exists"
 	// WaitFailed: `job wait` could not observe (the whole observation failed).
 	WaitFailed Code = "wait_failed"
+	// InventoryFailed: `limcp inventory --argparse` could not obtain the
+	// parser: Python is missing, the module does not import, the factory
+	// fails or returns something that is not a parser.
+	// Details: {"target": "MODULE:FUNCTION", "kind": "import"}.
+	InventoryFailed Code = "inventory_failed"
 	// Internal: a bug or an unexpected environment failure. The message says what.
 	Internal Code = "internal_error"
 )
@@ -90,7 +95,7 @@ var Codes = []Code{
 	InvalidPlaybook, InvalidFlowSpec, InvalidCron, ProviderNotFound,
 	InvalidProviderConfig, InvalidConfig, SchemaOutdated, SchemaUnsupported, StoreCorrupt,
 	StoreBusy, StoreError, SpawnFailed, ShowKillUnsupported, KillPartial,
-	UnknownSchedule, UnknownTeam, AlreadyExists, WaitFailed, Internal,
+	UnknownSchedule, UnknownTeam, AlreadyExists, WaitFailed, InventoryFailed, Internal,
 }
 
 // Error is a limcp failure as a machine caller sees it. It is also a Go

@@ -90,6 +90,24 @@ var verbTable = []verbSpec{
 		summary: "counts by kind and status; run durations"},
 }
 
+// AllowedVerb is one row of the allowlist as an inventory reports it: the
+// verb, its class, and the command path it runs or mirrors.
+type AllowedVerb struct {
+	Verb  string            `json:"verb"`
+	Class verbsurface.Class `json:"class"`
+	Path  []string          `json:"path"`
+}
+
+// Allowlist returns every verb the server offers, in table order: what
+// `limcp inventory` checks its own tree against.
+func Allowlist() []AllowedVerb {
+	out := make([]AllowedVerb, len(verbTable))
+	for i, v := range verbTable {
+		out[i] = AllowedVerb{Verb: v.name, Class: v.class, Path: append([]string(nil), v.path...)}
+	}
+	return out
+}
+
 // register builds the registry from the table.
 func (s *Server) register() (*verbsurface.Registry, error) {
 	reg, err := verbsurface.NewRegistry(nil) // DefaultFence

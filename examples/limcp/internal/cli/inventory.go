@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromcobra"
+	"github.com/verbsurface/verbsurface/verbsurface"
+)
+
+// inventoryReport is what `limcp inventory` prints: the projector's
+// inventory of a parser tree and, for limcp's own tree, how each verb of the
+// server's allowlist fares.
+type inventoryReport struct {
+	*projector.InventoryReport
+	// Source says which tree was walked: "limcp" or "argparse:MODULE:FUNCTION".
+	Source string `json:"source"`
+	// Verbs is set for limcp's own tree only: every allowlisted verb and
+	// whether its command projects.
+	Verbs []inventoryVerb `json:"verbs,omitempty"`
+}
+
+type inventoryVerb struct {
+	server.AllowedVerb
+	Projects bool   `json:"projects"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// inventoryCmd is `limcp inventory`: how much of a parser projects, and
+// what blocks the rest. A team deciding whether to front its CLI with
+// verbsurface starts here.
+func (a *app) inventoryCmd() *cobra.Command {
+	var target, python string
+	var pythonPath []string
+	c := &cobra.Command{
+		Use:   "inventory",
+		Short: "how much of a CLI's parser projects to verb schemas, and why not the rest",
+		Long: `Report how much of a parser tree verbsurface can offer: the command paths,
+the parameters by source action class and by type, every unrepresentable
+parameter and unavailable command with its exact reason, and the share of
+offerable commands that project cleanly.
+
+Without --argparse it reports limcp's own tree as ` + "`limcp mcp`" + ` projects it (the
+fenced commands listed as present but fenced) and checks every verb of the
+server's allowlist. With --argparse MODULE:FUNCTION it walks a Python argparse
+CLI whose parser factory can be imported (MODULE:__main__ runs the module as a
+script and captures the parser it builds).`,
+		Args: cobra.NoArgs,
+	}
+	c.Flags().StringVar(&target, "argparse", "", "walk the argparse parser built by this factory (MODULE:FUNCTION or MODULE:__main__)")
+	c.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse (default python3)")
+	c.Flags().StringArrayVar(&pythonPath, "pythonpath", nil, "a directory to prepend to PYTHONPATH for --argparse (repeatable)")
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		if target == "" && (python != "" || len(pythonPath) > 0) {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "argparse"}, "--python and --pythonpath apply to --argparse only")
+		}
+		var rep *inventoryReport
+		var err error
+		if target == "" {
+			rep, err = ownInventory()
+		} else {
+			rep, err = argparseInventory(cmd, target, python, pythonPath)
+		}
+		if err != nil {
+			return err
+		}
+		return a.ok(rep, func(w io.Writer) { writeInventory(w, rep) })
+	})
+	return c
+}
+
+// ownInventory walks limcp's own tree exactly as the server does (the same
+// excluded flags and fence) and checks the allowlist against it.
+func ownInventory() (*inventoryReport, error) {
+	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
+	if err != nil {
+		return nil, machine.Errorf(machine.Internal, nil, "walking limcp's own command tree: %v", err)
+	}
+	rep := &inventoryReport{
+		InventoryReport: projector.Inventory(tree, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence}),
+		Source:          "limcp",
+	}
+	for _, v := range server.Allowlist() {
+		iv := inventoryVerb{AllowedVerb: v}
+		switch cmd := tree.Find(v.Path...); {
+		case cmd == nil:
+			iv.Reason = fmt.Sprintf("no command %q in the tree", strings.Join(v.Path, " "))
+		default:
+			if _, err := projector.Project(cmd); err != nil {
+				iv.Reason = err.Error()
+			} else {
+				iv.Projects = true
+			}
+		}
+		rep.Verbs = append(rep.Verbs, iv)
+	}
+	return rep, nil
+}
+
+// argparseInventory walks a Python argparse CLI. Nothing is fenced there:
+// which of its commands grant privilege is for the team fronting it to say.
+func argparseInventory(cmd *cobra.Command, target, python string, pythonPath []string) (*inventoryReport, error) {
+	tree, err := fromargparse.Walk(cmd.Context(), target, &fromargparse.Options{Python: python, PythonPath: pythonPath})
+	if err != nil {
+		details := map[string]any{"target": target}
+		var we *fromargparse.Error
+		if errors.As(err, &we) {
+			details["kind"] = we.Kind
+		}
+		return nil, machine.Errorf(machine.InventoryFailed, details, "limcp inventory --argparse %s: %v", target, err)
+	}
+	return &inventoryReport{
+		InventoryReport: projector.Inventory(tree, nil),
+		Source:          "argparse:" + target,
+	}, nil
+}
+
+// writeInventory writes the report for a person: the projector's text,
+// then the allowlist check when there is one.
+func writeInventory(w io.Writer, rep *inventoryReport) {
+	fmt.Fprintf(w, "source: %s\n", rep.Source)
+	_ = rep.InventoryReport.WriteText(w)
+	if len(rep.Verbs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nallowlisted verbs (%d):\n", len(rep.Verbs))
+	for _, v := range rep.Verbs {
+		mark := "ok"
+		if !v.Projects {
+			mark = "UNAVAILABLE: " + v.Reason
+		}
+		fmt.Fprintf(w, "  %-16s %-8s %-18s %s\n", v.Verb, v.Class, strings.Join(v.Path, " "), mark)
+	}
+	if i := slices.IndexFunc(rep.Verbs, func(v inventoryVerb) bool { return !v.Projects }); i < 0 {
+		fmt.Fprintln(w, "  every allowlisted verb projects")
+	}
+}
