@@ -33,6 +33,13 @@ type Command struct {
 	Params   []*Param `json:"params"`   // in parser order
 	Groups   []Group  `json:"groups,omitempty"`
 
+	// Excluded lists the option strings the command accepts that the
+	// adapter left out of Params on request (fromcobra's ExcludeFlags): a
+	// machine-mode flag the embedder always renders itself, or a flag no
+	// caller may set. They are never parameters; they are recorded so a
+	// consumer can tell a flag it excluded from one the command lacks.
+	Excluded []string `json:"excluded,omitempty"`
+
 	// Unrepresentable, when set, makes the whole command unavailable for a
 	// reason that is not one parameter's (undeterminable positionals, an
 	// ambiguous nested subparser).

@@ -73,7 +73,11 @@
 // "agent.submit(model, prompt|prompt_file, +9) — start one agent run in the
 // background" (required parameters, required groups as a|b, the count of
 // optional ones, the summary clipped to 60 characters), and the verbs that
-// cannot be offered with the reason and parameter. Synonyms and fenced
+// cannot be offered with the reason and parameter: an unrepresentable
+// parameter, or no machine-result seam (the command does not accept
+// Options.MachineFlag, so it cannot print the one JSON result the surface
+// reads; a flag the walker excluded counts as accepted, see
+// projector.Command.Excluded). Synonyms and fenced
 // commands never appear. help: "VERB" returns a [VerbHelp]: verb, class,
 // summary, the full projected schema and its schema_fingerprint.
 //

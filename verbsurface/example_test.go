@@ -16,16 +16,16 @@ import (
 )
 
 // exampleTree is a two-command CLI's parser model, as a walker would
-// produce it.
+// produce it with the machine-mode flag --json excluded.
 func exampleTree() *projector.Tree {
 	return &projector.Tree{Program: "jobs", Dialect: projector.DialectPflag, Commands: []*projector.Command{
 		{Path: []string{}, Params: []*projector.Param{}},
 		{Path: []string{"job"}, Summary: "jobs", Params: []*projector.Param{}},
-		{Path: []string{"job", "status"}, Summary: "show one job's status", Runnable: true, Params: []*projector.Param{
+		{Path: []string{"job", "status"}, Summary: "show one job's status", Runnable: true, Excluded: []string{"--json"}, Params: []*projector.Param{
 			{Name: "id", Kind: projector.KindString, Arity: projector.ArityOne, Required: true, Action: "cobra:positional"},
 			{Name: "verbose", Options: []string{"--verbose"}, Kind: projector.KindBoolean, Arity: projector.ArityNone, FlagValue: true, Action: "pflag:bool", Type: "bool"},
 		}},
-		{Path: []string{"job", "start"}, Summary: "start a job", Runnable: true, Params: []*projector.Param{
+		{Path: []string{"job", "start"}, Summary: "start a job", Runnable: true, Excluded: []string{"--json"}, Params: []*projector.Param{
 			{Name: "name", Options: []string{"--name"}, Kind: projector.KindString, Arity: projector.ArityOne, Required: true, Action: "pflag:string", Type: "string"},
 		}},
 	}}

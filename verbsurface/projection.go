@@ -132,6 +132,11 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("%q is a group of commands, not a runnable command", strings.Join(cmd.Path, " "))}}
 	}
+	if !hasOption(cmd, s.opts.MachineFlag) {
+		return &projection{unavailable: &unavailableReason{Reason: fmt.Sprintf(
+			"no machine-result seam: %q does not accept %s, so it cannot print the one JSON result the surface reads",
+			strings.Join(cmd.Path, " "), s.opts.MachineFlag)}}
+	}
 	cmd = withoutOption(cmd, s.opts.MachineFlag)
 	keyBytes, err := json.Marshal(cmd)
 	if err != nil {
@@ -201,6 +206,16 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 		p = &cp
 	}
 	return p, nil
+}
+
+// hasOption reports whether cmd accepts option, as a parameter or as a flag
+// its adapter excluded from the parameters. An empty option (the executor
+// arranges machine output itself) is always there.
+func hasOption(cmd *projector.Command, option string) bool {
+	if option == "" || slices.Contains(cmd.Excluded, option) {
+		return true
+	}
+	return slices.ContainsFunc(cmd.Params, func(p *projector.Param) bool { return slices.Contains(p.Options, option) })
 }
 
 // withoutOption returns cmd without the parameter spelled option: the

@@ -26,7 +26,9 @@ type Options struct {
 	// with it is removed from every projected command, so it is never a
 	// caller's parameter (walk a cobra tree with the flag excluded, as
 	// fromcobra.Options.ExcludeFlags allows, and it is never there to
-	// begin with). Empty: the executor arranges machine output itself.
+	// begin with). A command that accepts it neither as a parameter nor as
+	// an excluded flag has no machine-result seam and is unavailable.
+	// Empty: the executor arranges machine output itself.
 	MachineFlag string
 	// MaxOps caps a batch; zero means [DefaultMaxOps]. More ops is the
 	// request-level error batch_too_large, never a truncation.

@@ -19,7 +19,8 @@ type Options struct {
 	// reference CLI's persistent machine-mode flag "json" is the example —
 	// the dispatcher always renders it, so offering it would let a caller
 	// switch machine mode off. An excluded flag is left out of parameters,
-	// groups and required checks alike.
+	// groups and required checks alike; a command that has it lists it in
+	// projector.Command.Excluded.
 	ExcludeFlags []string
 }
 
@@ -104,6 +105,12 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 	addFlags := func(fs *pflag.FlagSet) {
 		fs.VisitAll(func(f *pflag.Flag) {
 			if w.exclude[f.Name] {
+				if f.Name != "help" {
+					// Recorded, so a consumer can tell "excluded" from
+					// "absent" (the surface checks the machine-mode flag
+					// is really there: no flag, no machine-result seam).
+					cmd.Excluded = append(cmd.Excluded, "--"+f.Name)
+				}
 				return
 			}
 			if f.Hidden || f.Deprecated != "" {
