@@ -6,5 +6,8 @@
 // The command tree and its machine mode live in internal/cli; the store in
 // internal/store; submitting, the detached worker, observation (with the
 // fenced reap) and transitive kill in internal/run; terminal notify (the
-// setting, the delivery process) in internal/notify.
+// setting, the delivery process) in internal/notify. The server face,
+// `limcp mcp`, is internal/server (it never writes the store: every write
+// is a limcp subprocess); `limcp call`, a one-request stdio MCP client, is
+// internal/client; `limcp inventory` reports how much of a parser projects.
 package main

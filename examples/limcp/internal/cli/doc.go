@@ -35,4 +35,12 @@
 // command made it; `job observe` also restarts deliveries nobody is
 // working on (notify.Sweep); the hidden __notify command is the delivery
 // process.
+//
+// # Server, client and inventory
+//
+// `limcp mcp` serves the tree as one MCP tool through package server, which
+// receives [NewRoot] as a function (it must not import this package: this
+// package links the store). `limcp call` runs one request through package
+// client. `limcp inventory` walks this tree as the server does (or an
+// argparse CLI) and reports what projects and why not the rest.
 package cli
