@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -53,6 +54,24 @@ func (a *app) common(f *spawnFlags) (run.Common, error) {
 	return c, err
 }
 
+// submit finishes every spawn command the same way: resolve the shared
+// flags, open the runtime, submit, and report the submitted record.
+func (a *app) submit(cmd *cobra.Command, f *spawnFlags, do func(context.Context, *run.Runtime, run.Common) (*run.Submitted, error)) error {
+	common, err := a.common(f)
+	if err != nil {
+		return err
+	}
+	rt, err := a.runtime(cmd.Context())
+	if err != nil {
+		return err
+	}
+	s, err := do(cmd.Context(), rt, common)
+	if err != nil {
+		return err
+	}
+	return a.ok(s, humanSubmitted(s))
+}
+
 func humanSubmitted(s *run.Submitted) func(io.Writer) {
 	return func(w io.Writer) {
 		fmt.Fprintf(w, "%s %s started (%s) — worker pid %d\n", s.Kind, s.ID, s.Label, s.PID)
@@ -87,19 +106,9 @@ echo:delay=2s,exit=3,stderr=TEXT) or a command provider from providers.yaml
 		if err != nil {
 			return err
 		}
-		common, err := a.common(&f)
-		if err != nil {
-			return err
-		}
-		rt, err := a.runtime(cmd.Context())
-		if err != nil {
-			return err
-		}
-		s, err := rt.SubmitAgent(cmd.Context(), args[0], p, common)
-		if err != nil {
-			return err
-		}
-		return a.ok(s, humanSubmitted(s))
+		return a.submit(cmd, &f, func(ctx context.Context, rt *run.Runtime, common run.Common) (*run.Submitted, error) {
+			return rt.SubmitAgent(ctx, args[0], p, common)
+		})
 	})
 	return c
 }
@@ -125,19 +134,9 @@ their outputs.`,
 		if err != nil {
 			return err
 		}
-		common, err := a.common(&f)
-		if err != nil {
-			return err
-		}
-		rt, err := a.runtime(cmd.Context())
-		if err != nil {
-			return err
-		}
-		s, err := rt.SubmitFanout(cmd.Context(), args[0], n, synthesis, p, common)
-		if err != nil {
-			return err
-		}
-		return a.ok(s, humanSubmitted(s))
+		return a.submit(cmd, &f, func(ctx context.Context, rt *run.Runtime, common run.Common) (*run.Submitted, error) {
+			return rt.SubmitFanout(ctx, args[0], n, synthesis, p, common)
+		})
 	})
 	return c
 }
@@ -164,19 +163,9 @@ gets the outputs of the steps it depends on appended to its prompt.`,
 				return err
 			}
 		}
-		common, err := a.common(&f)
-		if err != nil {
-			return err
-		}
-		rt, err := a.runtime(cmd.Context())
-		if err != nil {
-			return err
-		}
-		s, err := rt.SubmitFlow(cmd.Context(), spec, p, common)
-		if err != nil {
-			return err
-		}
-		return a.ok(s, humanSubmitted(s))
+		return a.submit(cmd, &f, func(ctx context.Context, rt *run.Runtime, common run.Common) (*run.Submitted, error) {
+			return rt.SubmitFlow(ctx, spec, p, common)
+		})
 	})
 	return c
 }
@@ -221,19 +210,9 @@ PLAYBOOK name.`,
 		if err != nil {
 			return err
 		}
-		common, err := a.common(&f)
-		if err != nil {
-			return err
-		}
-		rt, err := a.runtime(cmd.Context())
-		if err != nil {
-			return err
-		}
-		s, err := rt.SubmitPlay(cmd.Context(), pb, fp, values, p, show, common)
-		if err != nil {
-			return err
-		}
-		return a.ok(s, humanSubmitted(s))
+		return a.submit(cmd, &f, func(ctx context.Context, rt *run.Runtime, common run.Common) (*run.Submitted, error) {
+			return rt.SubmitPlay(ctx, pb, fp, values, p, show, common)
+		})
 	})
 	return c
 }
