@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The go-sdk client in the other tests shares its authors' reading of the
+// MCP specification with the server. TestIndependentNodeClient drives
+// `limcp mcp` with an independent implementation, the official TypeScript
+// SDK (testdata/nodeclient, pinned by its package-lock.json), over stdio and
+// streamable HTTP.
+//
+// It needs Node.js and the SDK installed by `npm ci` in testdata/nodeclient.
+// .ci/run installs both and sets VERBSURFACE_REQUIRE_NODE=1, under which a
+// missing piece fails the test; elsewhere it is skipped with the reason.
+func TestIndependentNodeClient(t *testing.T) {
+	dir, err := filepath.Abs("testdata/nodeclient")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := func(why string) {
+		t.Helper()
+		if os.Getenv("VERBSURFACE_REQUIRE_NODE") == "1" {
+			t.Fatalf("VERBSURFACE_REQUIRE_NODE=1 but %s", why)
+		}
+		t.Skipf("skipping the independent-client check: %s (run `npm ci` in %s)", why, dir)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not on PATH")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		missing("the TypeScript SDK is not installed")
+	}
+
+	e := newEnv(t)
+	url := e.startHTTP("")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), limcpBin, e.home, url)
+	cmd.Dir = dir
+	cmd.Env = e.environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var seen []struct {
+		Transport               string
+		Tools                   []string
+		ToolBytes               int
+		CatalogVerbs            int
+		StaleCode               string
+		StaleCarriesFingerprint bool
+		StaleHelpCall           map[string]any
+		AllTerminal             bool
+		Outcome, Stdout         string
+		Progress                []float64
+		MalformedIsError        bool
+		MalformedStatus         string
+		TextEqualsStructured    bool
+	}
+	if err := json.Unmarshal(out, &seen); err != nil {
+		t.Fatalf("node client output: %v\n%s", err, out)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("want a stdio and an HTTP journey, got %s", out)
+	}
+	for _, s := range seen {
+		t.Run(s.Transport, func(t *testing.T) {
+			switch {
+			case len(s.Tools) != 1 || s.Tools[0] != "request" || s.ToolBytes >= 1024:
+				t.Errorf("tools/list: %v (%d bytes), want only request, under 1,024 bytes", s.Tools, s.ToolBytes)
+			case s.CatalogVerbs < 20:
+				t.Errorf("catalog has %d verbs", s.CatalogVerbs)
+			case s.StaleCode != "stale_fingerprint" || !s.StaleCarriesFingerprint || s.StaleHelpCall["help"] != "agent.submit":
+				t.Errorf("stale fingerprint rejection: code %s, carries fingerprint %v, help_call %v", s.StaleCode, s.StaleCarriesFingerprint, s.StaleHelpCall)
+			case !s.AllTerminal || s.Outcome != "succeeded" || s.Stdout != "from the TypeScript SDK":
+				t.Errorf("submit → wait → output: all_terminal %v, outcome %q, stdout %q", s.AllTerminal, s.Outcome, s.Stdout)
+			case len(s.Progress) == 0:
+				t.Errorf("no progress notification reached the client for job.wait")
+			case !s.MalformedIsError || s.MalformedStatus != "error" || !s.TextEqualsStructured:
+				t.Errorf("malformed envelope: isError %v, status %q, text == structured %v", s.MalformedIsError, s.MalformedStatus, s.TextEqualsStructured)
+			}
+		})
+	}
+}
