@@ -42,6 +42,10 @@ func main() {
 	waits := flag.Int("waits", 9, "runs for the job.wait latency median")
 	bin := flag.String("limcp", "", "a built limcp binary (default: build ./examples/limcp)")
 	flag.Parse()
+	if *n < 1 || *waits < 1 {
+		fmt.Fprintf(os.Stderr, "bench/figures: -n (%d) and -waits (%d) must be at least 1: a median needs a sample\n", *n, *waits)
+		os.Exit(2)
+	}
 	if err := run(*bin, *n, *waits); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/figures:", err)
 		os.Exit(1)

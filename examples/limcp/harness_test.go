@@ -61,10 +61,14 @@ func newEnv(t testing.TB) *env {
 	return e
 }
 
+// environ is the environment of everything a test runs: tagged, and
+// without any LIMCP_ variable of the developer's (a $LIMCP_MCP_TOKEN
+// exported as the README shows would let `mcp --http 0.0.0.0:0` bind and
+// serve instead of refusing; a $LIMCP_NOTIFY_URL would notify elsewhere).
 func (e *env) environ() []string {
 	env := []string{tagVar + "=" + e.home}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LIMCP_HOME=") && !strings.HasPrefix(kv, tagVar+"=") && !strings.HasPrefix(kv, "LIMCP_NOTIFY_URL=") {
+		if !strings.HasPrefix(kv, "LIMCP_") {
 			env = append(env, kv)
 		}
 	}

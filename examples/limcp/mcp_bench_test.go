@@ -33,18 +33,8 @@ func BenchmarkMCPJobStatus(b *testing.B) {
 		}
 		direct = append(direct, time.Since(t0))
 	}
-	ms, md := medianOf(session), medianOf(direct)
+	ms, md := median(session), median(direct)
 	b.ReportMetric(float64(ms.Microseconds())/1000, "session-ms")
 	b.ReportMetric(float64(md.Microseconds())/1000, "direct-ms")
 	b.ReportMetric((float64(ms)/float64(md)-1)*100, "overhead-%")
-}
-
-func medianOf(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s[len(s)/2]
 }

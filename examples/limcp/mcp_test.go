@@ -389,6 +389,30 @@ func TestLimcpCall(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `"status":"error"`) || !strings.Contains(out, "malformed_envelope") {
 		t.Fatalf("limcp call with a malformed envelope: exit %d\n%s", code, out)
 	}
+	// A submit through `limcp call`: its server is gone before the run
+	// ends, so the run carries no notify that could only fail.
+	var help struct {
+		Help mcpHelp `json:"help"`
+	}
+	out, _, code = e.limcpCall("", `{"help": "agent.submit"}`)
+	if code != 0 || json.Unmarshal([]byte(out), &help) != nil || help.Help.SchemaFingerprint == "" {
+		t.Fatalf("limcp call help agent.submit: exit %d\n%s", code, out)
+	}
+	out, _, code = e.limcpCall(`{"ops": [{"op": "agent.submit", "fingerprint": "`+help.Help.SchemaFingerprint+`", "args": {"model": "echo", "prompt": "via call"}}]}`, "-")
+	var sub struct {
+		Results []struct {
+			Result submitted `json:"result"`
+		} `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sub) != nil || len(sub.Results) != 1 || sub.Results[0].Result.ID == "" {
+		t.Fatalf("limcp call agent.submit: exit %d\n%s", code, out)
+	}
+	id := sub.Results[0].Result.ID
+	e.waitTerminal(id)
+	if n := e.notified(id).Notify; n != nil {
+		t.Fatalf("a run submitted by limcp call notifies a server that has exited: %+v", n)
+	}
+
 	for _, req := range []string{"not json", "[1]"} {
 		out, stderr, code = e.limcpCall("", req)
 		if code != 1 || out != "" || !strings.Contains(stderr, "request") {

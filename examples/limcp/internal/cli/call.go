@@ -28,7 +28,9 @@ func (a *app) callCmd() *cobra.Command {
 		Long: `Start "limcp mcp" (this executable, the same state home) as a child process,
 open an MCP session with it over stdio, call the tool "request" once with
 REQUEST (a JSON object; "-" reads it from stdin), and print the response as
-compact JSON. The exit status is 1 when the response's status is "error".
+compact JSON (as is, also with --json: the response is already one JSON
+object). The exit status is 1 when the response's status is "error". The
+server runs with --no-notify: it exits before the runs it submits end.
 
   limcp call '{"help": true}'
   limcp call '{"help": "agent.submit"}'
@@ -57,7 +59,10 @@ func (a *app) call(cmd *cobra.Command, arg string, readOnly bool) error {
 			return machine.Errorf(machine.Internal, nil, "cannot find the limcp executable to start the server: %v", err)
 		}
 	}
-	serverArgs := []string{"--home", home, "mcp"}
+	// The server lives for this one request, so a notify attached to the
+	// runs it submits would reach nobody: each run's end would record a
+	// failed delivery (connection refused) after a round of retries.
+	serverArgs := []string{"--home", home, "mcp", "--no-notify"}
 	if readOnly {
 		serverArgs = append(serverArgs, "--read-only")
 	}

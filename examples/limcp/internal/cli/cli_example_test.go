@@ -29,3 +29,16 @@ func ExampleMain() {
 	// {"result_version":1,"ok":true,"data":{"next_cursor":null,"records":[]}}
 	// exit 0
 }
+
+// ResolveHome: --home, else $LIMCP_HOME, else $XDG_STATE_HOME/limcp, else
+// ~/.local/state/limcp.
+func ExampleResolveHome() {
+	env := map[string]string{"XDG_STATE_HOME": "/var/state", "HOME": "/home/ann"}
+	home, _ := cli.ResolveHome("", func(k string) string { return env[k] })
+	fmt.Println(home)
+	home, _ = cli.ResolveHome("/srv/limcp", func(k string) string { return env[k] })
+	fmt.Println(home)
+	// Output:
+	// /var/state/limcp
+	// /srv/limcp
+}

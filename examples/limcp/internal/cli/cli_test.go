@@ -10,8 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
@@ -83,7 +85,7 @@ func TestNewRootIsFreshEachCall(t *testing.T) {
 // and checks every runnable, visible command projects, with the parameter
 // names the verbs need.
 func TestTreeProjects(t *testing.T) {
-	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: append([]string{"json", "home"}, notify.Flags...)})
+	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +117,9 @@ func TestTreeProjects(t *testing.T) {
 }
 
 // TestNotifyFlagsAreFencedByName: every spawn command has exactly the
-// notify flags the MCP server excludes by name (notify.Flags), no other
-// flag of the tree sets a notify target, and excluding those names leaves
-// no notify parameter in any projected command. Renaming a flag, or adding
+// notify flags the MCP server excludes by name (notify.Flags), and
+// excluding those names leaves no notify parameter in any command an MCP
+// caller can reach. Renaming a flag, or adding
 // a notify flag under another name, fails here before it reaches a caller.
 func TestNotifyFlagsAreFencedByName(t *testing.T) {
 	root := NewRoot(Options{})
@@ -136,7 +138,13 @@ func TestNotifyFlagsAreFencedByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range tree.Commands {
+	// Every command an MCP caller can reach (mcp's own --no-notify is not
+	// one: `limcp mcp` is no verb).
+	for _, v := range server.Allowlist() {
+		c := tree.Find(v.Path...)
+		if c == nil {
+			t.Fatalf("allowlisted %s has no command %q", v.Verb, v.Path)
+		}
 		for _, p := range c.Params {
 			if strings.Contains(strings.ToLower(p.Name), "notify") {
 				t.Errorf("%s still projects %q after excluding %v", strings.Join(c.Path, " "), p.Name, notify.Flags)
@@ -210,5 +218,106 @@ func TestMainInProcess(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), `--kind "robot"`) {
 		t.Fatalf("stderr = %q", errb.String())
+	}
+}
+
+// TestReadToken: the bearer token is the first line of --token-file
+// (trimmed), else $LIMCP_MCP_TOKEN; an empty or unreadable file is an
+// invalid_argument naming token-file, never an empty token (which would
+// mean "no token": loopback only, no 401).
+func TestReadToken(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	env := func(tok string) func(string) string {
+		return func(k string) string {
+			if k == server.TokenEnv {
+				return tok
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		name, file, env, want, wantErr string
+	}{
+		{name: "first line of the file, trimmed", file: file("a", "  s3cret-token-0123456789  \nsecond line\n"), env: "from-env", want: "s3cret-token-0123456789"},
+		{name: "the environment without a file", env: " from-env-0123456789 \n", want: "from-env-0123456789"},
+		{name: "neither: no token", want: ""},
+		{name: "an empty file", file: file("b", "\n\n"), wantErr: "is empty"},
+		{name: "a missing file", file: filepath.Join(dir, "missing"), wantErr: "reading the token file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := readToken(c.file, env(c.env))
+			if c.wantErr != "" {
+				me, ok := machine.As(err)
+				if !ok || me.Code != machine.InvalidArgument || !strings.Contains(me.Message, c.wantErr) ||
+					me.Details.(map[string]any)["argument"] != "token-file" {
+					t.Fatalf("readToken = %q, %v; want invalid_argument on token-file saying %q", got, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("readToken = %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestMCPFlagsRefusedBeforeServing: --token-file without --http is refused
+// before any server starts (a token file that is silently ignored would
+// look like protection).
+func TestMCPFlagsRefusedBeforeServing(t *testing.T) {
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Main([]string{"--home", t.TempDir(), "--json", "mcp", "--token-file", tok}, Options{Stdout: &out, Stderr: &errb})
+	var r struct {
+		OK    bool `json:"ok"`
+		Error struct {
+			Code    string         `json:"code"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || code != 1 || r.OK || r.Error.Code != "invalid_argument" || r.Error.Details["argument"] != "token-file" {
+		t.Fatalf("limcp mcp --token-file without --http: exit %d, %s (%v)", code, out.String(), err)
+	}
+}
+
+// TestReadCallRequest: the request is a JSON object, given as the argument
+// or on stdin ("-"), at most MaxCallRequestBytes; anything else is
+// invalid_argument naming the request, before a server starts.
+func TestReadCallRequest(t *testing.T) {
+	big := `{"help": "` + strings.Repeat("x", MaxCallRequestBytes) + `"}`
+	for _, c := range []struct {
+		name, arg, stdin, wantErr string
+	}{
+		{name: "an object argument", arg: `{"help": true}`},
+		{name: "an object on stdin", arg: "-", stdin: ` {"ops": []} `},
+		{name: "not JSON", arg: `{"help": tru`, wantErr: "not JSON"},
+		{name: "an array", arg: `[{"help": true}]`, wantErr: "not an array"},
+		{name: "null", arg: `null`, wantErr: "not null"},
+		{name: "empty stdin", arg: "-", stdin: "", wantErr: "not JSON"},
+		{name: "stdin over the cap", arg: "-", stdin: big, wantErr: "larger than"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := readCallRequest(c.arg, strings.NewReader(c.stdin))
+			if c.wantErr != "" {
+				me, ok := machine.As(err)
+				if !ok || me.Code != machine.InvalidArgument || !strings.Contains(me.Message, c.wantErr) {
+					t.Fatalf("readCallRequest = %.60s, %v; want invalid_argument saying %q", got, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || !json.Valid(got) {
+				t.Fatalf("readCallRequest = %s, %v", got, err)
+			}
+		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 // mcpCmd is `limcp mcp`, the server face (package server).
 func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, tokenFile string
-	var readOnly bool
+	var readOnly, noNotify bool
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: `serve limcp's verbs as one MCP tool, "request" (stdio, or --http ADDR)`,
@@ -30,12 +30,18 @@ By default the server speaks MCP on stdin/stdout. With --http ADDR it serves
 streamable HTTP at http://ADDR/mcp: only on a loopback address unless a bearer
 token is configured ($` + server.TokenEnv + ` or --token-file); with a token,
 every request must carry "Authorization: Bearer TOKEN". --read-only admits
-only observe verbs.`,
+only observe verbs.
+
+The runs the server submits notify it when they end ($` + server.NotifyURLEnv + `), which
+wakes job.wait early. --no-notify leaves that out (job.wait then wakes on
+store changes and polls): for a server that exits before the runs it
+submits end, whose notifications could only fail (limcp call uses it).`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	c.Flags().StringVar(&tokenFile, "token-file", "", "file holding the HTTP bearer token (default $"+server.TokenEnv+")")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
+	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
 		if httpAddr == "" && tokenFile != "" {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "--token-file applies to --http only")
@@ -54,6 +60,7 @@ only observe verbs.`,
 			Home:       home,
 			Executable: a.opts.Executable,
 			ReadOnly:   readOnly,
+			NoNotify:   noNotify,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
 		})

@@ -98,8 +98,13 @@ func decodeResult(res *mcp.CallToolResult) (*Response, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, fmt.Errorf("the tool result is not JSON: %w", err)
 	}
+	// A response is an object: "null" would decode into an empty head and
+	// read as a response without a status.
 	var head struct {
 		Status string `json:"status"`
+	}
+	if b := compact.Bytes(); b[0] != '{' {
+		return nil, fmt.Errorf("the tool result is not a response object: %.40s", b)
 	}
 	if err := json.Unmarshal(compact.Bytes(), &head); err != nil {
 		return nil, fmt.Errorf("the tool result is not a response object: %w", err)

@@ -30,6 +30,8 @@ func TestDecodeResult(t *testing.T) {
 			wantJSON: `{"status":"error","error":{"code":"malformed_envelope"}}`, wantStatus: "error"},
 		{name: "text that is not JSON", res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "oops"}}}, wantErr: "not JSON"},
 		{name: "JSON that is not an object", res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "[1]"}}}, wantErr: "not a response object"},
+		{name: "JSON null", res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: " null "}}}, wantErr: "not a response object"},
+		{name: "empty text", res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ""}}}, wantErr: "not JSON"},
 		{name: "nothing at all", res: &mcp.CallToolResult{}, wantErr: "neither"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,7 +12,9 @@
 // response, the exit status) is in the cli package: it prints the response
 // as compact JSON and exits 1 when the response's status is "error" (a
 // malformed envelope or a batch over the cap); a partial response exits 0,
-// since each op's own ok says how it went.
+// since each op's own ok says how it went. It starts the server with
+// --no-notify: the server exits with the request, so a notify attached to
+// the runs it submits could only fail.
 //
 // What it does not do: it neither validates nor rewrites the request
 // beyond requiring a JSON object; the server reports every problem.

@@ -55,7 +55,9 @@ type Options struct {
 	// Wake sources of job.wait, both on by default; tests turn one off to
 	// prove the other on its own. NoStoreSignal also stops the store
 	// watcher; NoNotify runs no notify endpoint and sets no
-	// LIMCP_NOTIFY_URL. StorePolling forces the watcher's polling fallback.
+	// LIMCP_NOTIFY_URL (`limcp mcp --no-notify`, which `limcp call` uses:
+	// a server that exits before its runs end could only be notified in
+	// vain). StorePolling forces the watcher's polling fallback.
 	NoStoreSignal bool
 	NoNotify      bool
 	StorePolling  bool
@@ -129,9 +131,14 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.exe = s.runner.Path()
-	if fi, err := os.Stat(s.exe); err == nil {
-		s.exeSig = fileSig{fi.Size(), fi.ModTime().UnixNano()}
+	// The signature every request compares against: without it, every verb
+	// would read as "changed on disk" for the server's whole life.
+	fi, err := os.Stat(s.exe)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: the limcp executable %s: %w", s.exe, err)
 	}
+	s.exeSig = fileSig{fi.Size(), fi.ModTime().UnixNano()}
 	reg, err := s.register()
 	if err != nil {
 		s.Close()

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
@@ -45,4 +48,54 @@ func ExampleListen() {
 	// Output:
 	// true
 	// <nil>
+}
+
+// With a bearer token, the HTTP handler answers 401 to a request without
+// it, and serves the MCP session to one that carries it.
+func ExampleServer_HTTPHandler() {
+	home, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(home)
+	srv, err := server.New(server.Options{Home: home, Executable: limcpBin, NewRoot: freshRoot, NoNotify: true, NoStoreSignal: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	const token = "example-token-0123456789"
+	ts := httptest.NewServer(srv.HTTPHandler(token))
+	defer ts.Close()
+
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"example","version":"0"}}}`
+	for _, auth := range []string{"", "Bearer " + token} {
+		req, _ := http.NewRequest("POST", ts.URL+server.HTTPPath, strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode)
+	}
+	// Output:
+	// 401
+	// 200
+}
+
+// The allowlist is explicit: a command added to limcp is reachable only
+// once a row names it.
+func ExampleAllowlist() {
+	for _, v := range server.Allowlist()[:5] {
+		fmt.Println(v.Verb, v.Class, strings.Join(v.Path, " "))
+	}
+	// Output:
+	// agent.submit spawn agent
+	// fanout.submit spawn fanout
+	// flow.submit spawn flow
+	// play.submit spawn play
+	// job.status observe job status
 }

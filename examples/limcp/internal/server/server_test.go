@@ -289,17 +289,34 @@ func TestWaitWakesEarly(t *testing.T) {
 }
 
 // TestCLINotifyWakesWait: the runs the server submits carry its
-// LIMCP_NOTIFY_URL, and the CLI's terminal notify alone ends the wait. It
-// is skipped while the CLI does not post to LIMCP_NOTIFY_URL.
+// LIMCP_NOTIFY_URL (the record's notify setting names the server's
+// endpoint), the CLI's terminal notify reaches the endpoint, and it alone
+// ends the wait well before the next poll. (Issue 9, server half: without
+// the attachment this test fails; it never skips.)
 func TestCLINotifyWakesWait(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, func(o *server.Options) { o.NoStoreSignal = true })
 	s := f.submitEcho("echo:delay=200ms", "notify me")
+	var st struct {
+		Data struct {
+			Records []struct {
+				Notify *struct {
+					URL *string `json:"url"`
+				} `json:"notify"`
+			} `json:"records"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(f.cli("job", "status", s.ID), &st); err != nil || len(st.Data.Records) != 1 {
+		t.Fatalf("limcp job status %s: %v", s.ID, err)
+	}
+	if n := st.Data.Records[0].Notify; n == nil || n.URL == nil || *n.URL != f.srv.NotifyURL() {
+		t.Fatalf("a run submitted through the server does not notify it: notify %s, server endpoint %s", mustJSON(t, st.Data.Records[0].Notify), f.srv.NotifyURL())
+	}
 	f.waitTerminal(s.ID, 20*time.Second)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for f.srv.WakeStats().Notifications == 0 {
 		if time.Now().After(deadline) {
-			t.Skip("the CLI does not post its terminal notify to LIMCP_NOTIFY_URL (yet): covered by the simulated notification")
+			t.Fatalf("the run ended but its terminal notify never reached the server: %+v", f.srv.WakeStats())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -570,5 +587,26 @@ func TestSpawnVerbsSnapshotPrompts(t *testing.T) {
 		if !strings.HasPrefix(o.Result.Prompt.Source, "prompt_file") {
 			t.Errorf("%s: the CLI did not read a prompt file: %s", verb, text)
 		}
+	}
+}
+
+// TestJobKillRefusesANonPositiveGrace: the schema's duration pattern admits
+// "0s" and "-1s", which would leave a kill no time between SIGTERM and
+// SIGKILL; job.kill refuses them before looking anything up
+// (handler_error, details.code invalid_argument naming grace), and the run
+// goes on untouched.
+func TestJobKillRefusesANonPositiveGrace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	s := f.submitEcho("echo:delay=5s", "keep going")
+	for _, grace := range []string{"0s", "-1s"} {
+		r := f.request(map[string]any{"ops": []any{map[string]any{"op": "job.kill", "args": map[string]any{"id": s.ID, "grace": grace}}}})
+		e := r.Results[0].Error
+		if e == nil || e.Code != "handler_error" || e.Details["code"] != "invalid_argument" || !strings.Contains(e.Message, "grace") {
+			t.Errorf("job.kill grace %s: %s; want handler_error invalid_argument about grace", grace, mustJSON(t, r))
+		}
+	}
+	if r := f.cliStatus(s.ID); r.Terminal {
+		t.Fatalf("a refused job.kill ended the run: %+v", r)
 	}
 }
