@@ -83,9 +83,13 @@
 // and, if anything of it is still alive after the grace (2 s by default),
 // SIGKILL. When a command exits on its own, any member of its group still
 // running (a stray child) gets the same treatment, and Result.GroupStopped
-// says so. Execute returns only once no live member remains. The leader is
-// reaped only after it has been signalled, so its pid — the group id —
-// cannot be reused under the runner's feet. Work in another session is not
+// says so. Execute returns only once no live member remains (zombies do not
+// count: they hold nothing, and one whose parent died may never be reaped).
+// A command the runner stops is reaped only after its group has been
+// signalled, so its pid — the group id — cannot be reused under the
+// runner's feet; the stray members of a command that exited on its own are
+// signalled only just after one of them was seen alive, and a live member
+// keeps the id in use. Work in another session is not
 // in the group and is never signalled; a stream it keeps open does not make
 // Execute wait (reading stops once the group is gone and the pipe is empty).
 //

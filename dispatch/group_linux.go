@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"errors"
 	"syscall"
 	"time"
 	"unsafe"
@@ -66,20 +65,16 @@ func (g group) stopLeader(deadline time.Time) {
 }
 
 // hasMembers reports whether a live (non-zombie) process is still in the
-// group. kill(-pgid, 0) answers the common case (empty group: ESRCH) with one
-// system call; only when it finds someone does /proc get read, because
-// zombies count for kill but hold nothing, and a zombie whose parent died
-// may never be reaped (a container's init often does not reap).
+// group. Zombies do not count: they hold nothing, and one whose parent died
+// may never be reaped (a container's init often does not reap), so waiting
+// for it would cost killWait on every such command. procid.GroupMembers
+// answers the common case, an empty group, with one system call. If /proc
+// cannot be read the answer is yes: assuming a member is left costs a
+// signal to a group that is still ours, assuming none could leave one
+// running.
 func (g group) hasMembers() bool {
-	err := syscall.Kill(-g.pgid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	members, perr := procid.GroupMembers(g.pgid)
-	if perr != nil {
-		return err == nil || errors.Is(err, syscall.EPERM)
-	}
-	return len(members) > 0
+	members, err := procid.GroupMembers(g.pgid)
+	return err != nil || len(members) > 0
 }
 
 // waitGone polls until the group has no live member or the deadline passes.

@@ -180,8 +180,9 @@ type Result struct {
 	// GroupStopped reports that members of the process group were still
 	// running when the command's leader exited, and were terminated.
 	GroupStopped bool
-	// Survivors lists pids of the group still alive after SIGKILL and
-	// killWait (a process stuck in the kernel); normally empty.
+	// Survivors lists pids of the group still alive 5 s after SIGKILL (a
+	// process stuck in the kernel, which no signal can end); normally
+	// empty. Run cannot report them: a caller that must know uses Execute.
 	Survivors []int
 }
 
@@ -220,8 +221,9 @@ func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error
 //     invalid, multiple, unsupported version, invalid shape); a valid error
 //     object gives [*CLIError]; an ok result is success.
 //
-// Whatever the ending, Execute returns only after no member of the group is
-// left: on stop, the group gets SIGTERM and, after the grace, SIGKILL; on a
+// Whatever the ending, Execute returns only after no live member of the
+// group is left (or, for a process stuck in the kernel, 5 s after SIGKILL:
+// Result.Survivors): on stop, the group gets SIGTERM and, after the grace, SIGKILL; on a
 // normal exit, members still running get the same treatment (Result.GroupStopped).
 // Work the CLI detached into a session of its own is not in the group and
 // is left alone. Execute never waits for EOF on a stream that a process

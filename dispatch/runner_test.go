@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
@@ -185,6 +187,9 @@ func TestMisbehavingCLI(t *testing.T) {
 				t.Fatal("Execute returned a nil Result")
 			}
 			assertGroupGone(t, res.PID)
+			if len(res.Survivors) != 0 {
+				t.Errorf("Survivors = %v; every member of the group must be gone", res.Survivors)
+			}
 			if tt.pidfile {
 				child := readPidfile(t, pidfile, time.Second)
 				if alive(child) {
@@ -446,6 +451,22 @@ func TestNewRunnerResolvesOnce(t *testing.T) {
 	}
 }
 
+// TestZeroOptionsTakeTheDocumentedDefaults pins the defaults the package
+// doc and the issue publish (1 MiB, 64 KiB, 30 s, 2 s) and that a zero
+// Options gets them: tests elsewhere set short timeouts and graces, so a
+// lost default would go unnoticed there.
+func TestZeroOptionsTakeTheDocumentedDefaults(t *testing.T) {
+	r, err := NewRunner(fakeCLI, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{r.stdoutCap, r.stderrCap, r.timeout, r.grace}
+	want := []any{int64(1 << 20), int64(64 << 10), 30 * time.Second, 2 * time.Second}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stdout cap, stderr cap, timeout, grace of a zero Options (-want +got):\n%s", diff)
+	}
+}
+
 func TestNewRunnerRefuses(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "notexec")
@@ -614,5 +635,63 @@ func TestErrorMessageNamesCommand(t *testing.T) {
 				t.Errorf("message is %d bytes, want at most %d", len(msg), tt.max)
 			}
 		})
+	}
+}
+
+// TestStrayChildGetsSIGTERMFirst: a member left running after the command
+// exits on its own is stopped like a timed-out command, SIGTERM first, so
+// it can clean up; SIGKILL comes only if it outlasts the grace.
+func TestStrayChildGetsSIGTERMFirst(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	r := newFake(t, Options{Grace: 5 * time.Second})
+	res, err := r.Execute(bg(), []string{"grandchild-leave", pidfile, "hang-note-term"})
+	child := readPidfile(t, pidfile, time.Second)
+	killNow(t, child)
+	if err != nil || !res.GroupStopped {
+		t.Fatalf("Execute = %+v, %v; want the result, with the stray child stopped", res, err)
+	}
+	assertGroupGone(t, res.PID)
+	if _, err := os.Stat(pidfile + ".term"); err != nil {
+		t.Errorf("the stray child was not sent SIGTERM before being stopped: %v", err)
+	}
+	if res.Duration >= 5*time.Second {
+		t.Errorf("Execute took %v: a child that exits on SIGTERM must not cost the whole grace", res.Duration)
+	}
+}
+
+// TestZombieMemberDoesNotHoldExecute: a member that has exited but is never
+// reaped (its parent, the command, is gone, and a container's init often
+// does not reap) holds nothing, so it is not waited for. Counting it would
+// make every such command wait killWait and then report it as a survivor.
+func TestZombieMemberDoesNotHoldExecute(t *testing.T) {
+	// Become the subreaper: the command's orphaned child is reparented to
+	// this process, which does not reap it until the test is done, so it
+	// certainly stays a zombie in the group: the non-reaping init, made
+	// certain.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Skipf("PR_SET_CHILD_SUBREAPER: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) })
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
+	r := newFake(t, Options{})
+	res, err := r.Execute(bg(), []string{"grandchild-leave", pidfile})
+	child := readPidfile(t, pidfile, time.Second)
+	t.Cleanup(func() {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(child, &ws, 0, nil) // reap it: it is this process's child now
+	})
+	if err != nil || !res.GroupStopped {
+		t.Fatalf("Execute = %+v, %v; want the result, with the stray child stopped", res, err)
+	}
+	st, serr := procid.ReadStat(child)
+	if serr != nil || st.State != 'Z' || st.PGID != res.PID {
+		t.Fatalf("child %d: %+v, %v; the test needs it to be an unreaped zombie in group %d", child, st, serr, res.PID)
+	}
+	if len(res.Survivors) != 0 {
+		t.Errorf("Survivors = %v; a zombie is not a survivor", res.Survivors)
+	}
+	if res.Duration >= killWait/2 {
+		t.Errorf("Execute took %v; a zombie in the group must not be waited for (killWait is %v)", res.Duration, killWait)
 	}
 }

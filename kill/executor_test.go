@@ -195,9 +195,16 @@ func TestKillSignalsTheServerGroupOfARecordWithoutEntity(t *testing.T) {
 	spec := nodeSpec{Name: "leader", Children: []nodeSpec{{Name: "child", Children: []nodeSpec{{Name: "grandchild", OnTerm: "ignore"}}}}}
 	tr := startTree(t, spec, true)
 	f := newFixture(t, 10*time.Second, &Options{Grace: 300 * time.Millisecond})
+	start := time.Now()
 	res, err := f.exec.Kill(context.Background(), Record{Group: &tr.group, ServerCreatedGroup: true})
+	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("Kill: %v (%+v)", err, res.Signalled)
+	}
+	// The grandchild ignores SIGTERM, so the kill lasts the grace: the
+	// configured 300ms, not DefaultGrace.
+	if took < 300*time.Millisecond || took >= DefaultGrace {
+		t.Errorf("Kill took %v; want the 300ms grace of Options (at least it, well under the %v default)", took, DefaultGrace)
 	}
 	if res.Decision.Action != ActionSignalGroup || res.Signalled == nil || res.Signalled.Status != GroupReaped {
 		t.Fatalf("result %+v, want the group signalled and reaped", res)

@@ -246,7 +246,7 @@ func leaderLost(out GroupOutcome, g Group, loss *leaderLoss) (GroupOutcome, erro
 		out.Reason = fmt.Sprintf("pid %d now belongs to another process (start time %d, recorded %d): the leader exited and its pid was reused; nothing signalled", g.Leader.PID, loss.startTime, g.Leader.StartTime)
 		return out, nil
 	}
-	members, err := procid.GroupMembers(g.PGID)
+	members, err := liveMembers(g.PGID)
 	if err != nil {
 		out.Status, out.Reason = GroupError, err.Error()
 		return out, fmt.Errorf("kill: signalling process group %d: %w", g.PGID, err)
@@ -304,6 +304,16 @@ type groupHandle interface {
 	// members otherwise.
 	members() (bool, []int, error)
 	close()
+}
+
+// liveMembers lists the group's live members for an outcome: never nil, so
+// an empty list marshals as [] rather than null.
+func liveMembers(pgid int) ([]int, error) {
+	members, err := procid.GroupMembers(pgid)
+	if members == nil {
+		members = []int{}
+	}
+	return members, err
 }
 
 func signalName(sig unix.Signal) string {
@@ -395,7 +405,7 @@ func openPidfdGroup(g Group) (groupHandle, *leaderLoss, error) {
 func (p *pidfdGroup) method() string { return "pidfd" }
 
 func (p *pidfdGroup) send(out *GroupOutcome, sig unix.Signal) error {
-	members, _ := procid.GroupMembers(p.pgid)
+	members, _ := liveMembers(p.pgid)
 	err := unix.PidfdSendSignal(p.fd, sig, nil, pidfdSignalProcessGroup)
 	switch {
 	case errors.Is(err, unix.ESRCH):
@@ -403,17 +413,14 @@ func (p *pidfdGroup) send(out *GroupOutcome, sig unix.Signal) error {
 	case err != nil:
 		return fmt.Errorf("%s through the leader's pidfd: %w", signalName(sig), err)
 	}
-	if members == nil {
-		members = []int{}
-	}
 	out.Sent = append(out.Sent, SignalSent{Signal: signalName(sig), Members: members})
 	return nil
 }
 
 func (p *pidfdGroup) members() (bool, []int, error) {
-	members, err := procid.GroupMembers(p.pgid)
+	members, err := liveMembers(p.pgid)
 	if err != nil || len(members) == 0 {
-		return err == nil, []int{}, err
+		return err == nil, members, err
 	}
 	// Members under this number may belong to a later group that reused
 	// it; the pidfd knows whether the recorded group still has anyone.
@@ -476,25 +483,19 @@ func (p *pgidGroup) send(out *GroupOutcome, sig unix.Signal) error {
 	if !p.proven() {
 		return errUnproven
 	}
-	members, _ := procid.GroupMembers(p.g.PGID)
+	members, _ := liveMembers(p.g.PGID)
 	switch err := unix.Kill(-p.g.PGID, sig); {
 	case errors.Is(err, unix.ESRCH):
 		return errGroupGone
 	case err != nil:
 		return fmt.Errorf("kill(-%d, %s): %w", p.g.PGID, signalName(sig), err)
 	}
-	if members == nil {
-		members = []int{}
-	}
 	out.Sent = append(out.Sent, SignalSent{Signal: signalName(sig), Members: members})
 	return nil
 }
 
 func (p *pgidGroup) members() (bool, []int, error) {
-	members, err := procid.GroupMembers(p.g.PGID)
-	if members == nil {
-		members = []int{}
-	}
+	members, err := liveMembers(p.g.PGID)
 	return err == nil && len(members) == 0, members, err
 }
 

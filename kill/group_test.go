@@ -86,6 +86,9 @@ func TestSignalGroupKillsGrandchildrenThatIgnoreTerm(t *testing.T) {
 		if out.Status != GroupReaped || out.Method != method {
 			t.Errorf("status %q method %q, want reaped by %s; reason: %s", out.Status, out.Method, method, out.Reason)
 		}
+		if out.GraceCut {
+			t.Error("GraceCut = true; the context never ended, the whole grace ran")
+		}
 		if diff := cmp.Diff([]string{"SIGTERM", "SIGKILL"}, signals(out)); diff != "" {
 			t.Errorf("signals sent (-want +got):\n%s", diff)
 		}

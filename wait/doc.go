@@ -61,12 +61,13 @@
 //
 // Timing rules: expiry is not an error; a call that would return at once
 // while some id is stopped_without_end, unresolved_spawn or errored first
-// waits one poll interval and looks again (the one-poll floor), unless it is
-// a snapshot or has already waited; cancellation returns promptly with an
-// error wrapping the context's; an observation that fails as a whole is
-// returned as an [*ObserveError] at once, not retried. An optional wake
-// channel makes the loop observe at once on a change notification; polling
-// stays the correctness path.
+// waits until one poll interval has passed since it began and looks again
+// (the one-poll floor; a wake does not cut it short), unless it is a
+// snapshot or has already waited that long; cancellation returns promptly
+// with an error wrapping the context's; an observation that fails as a
+// whole is returned as an [*ObserveError] at once, not retried. An optional
+// wake channel makes the loop observe at once on a change notification;
+// polling stays the correctness path.
 //
 // # What it does not do
 //

@@ -32,12 +32,17 @@ func (e *ObserveError) Unwrap() error { return e.Err }
 //   - Observe every id; classify with [Partition] at the Clock's now.
 //   - Report progress to OnPoll.
 //   - If no id is pending, return, unless the one-poll floor applies: the
-//     window is not zero, the call has not yet waited, and some id is
-//     stopped without end, an unresolved spawn, or errored. Then wait one
-//     poll interval (bounded by the window) and observe again, so a client
-//     looping on all_terminal cannot spin. The floor reaches errored ids as
-//     well as the two classes DESIGN 4.4 names, for the same reason: a
-//     client looping on an unknown id would otherwise spin.
+//     window is not zero, less than one poll interval (bounded by the
+//     window) has passed since the call began, by the Clock, and some id is
+//     stopped without end, an unresolved spawn, or errored. Then wait out
+//     the rest of that interval and observe again, so a client looping on
+//     all_terminal cannot spin. The floor reaches errored ids as well as
+//     the two classes DESIGN 4.4 names, for the same reason: a client
+//     looping on an unknown id would otherwise spin. A wake during the
+//     floor observes at once but does not end it: otherwise a wake source
+//     that fires often (a change signal on a busy store) would let such a
+//     client spin at the rate of its wakes. A call that has already waited
+//     a full interval has met the floor.
 //   - If the window has ended, return: ids still pending make it a timeout,
 //     which is a result, not an error.
 //   - Otherwise sleep for the poll interval (or what is left of the window,
@@ -100,7 +105,7 @@ func (l *loop) run(ctx context.Context, ids []string) (*Result, error) {
 	clock := l.eff.clock
 	start := clock.Now()
 	deadline := start.Add(l.eff.maxWait)
-	waited := false
+	floorEnd := start.Add(min(l.eff.pollInterval, l.eff.maxWait))
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, l.cancelled(err)
@@ -119,20 +124,20 @@ func (l *loop) run(ctx context.Context, ids []string) (*Result, error) {
 			l.eff.onPoll(Progress{Poll: l.polls, Terminal: len(sets.Terminal), Total: len(l.distinct), Elapsed: now.Sub(start)})
 		}
 
-		remaining := deadline.Sub(now)
+		nap := min(l.eff.pollInterval, deadline.Sub(now))
 		if len(sets.Pending) == 0 {
-			floor := l.eff.maxWait > 0 && !waited && sets.settledButUnfinished()
-			if !floor || remaining <= 0 {
+			// A snapshot's floorEnd is its start: it never pays the floor.
+			if !sets.settledButUnfinished() || !now.Before(floorEnd) {
 				return l.result(ids, observations, sets), nil
 			}
-		} else if remaining <= 0 {
+			nap = floorEnd.Sub(now)
+		} else if nap <= 0 {
 			return l.result(ids, observations, sets), nil
 		}
 
-		if err := l.sleep(ctx, min(l.eff.pollInterval, remaining)); err != nil {
+		if err := l.sleep(ctx, nap); err != nil {
 			return nil, l.cancelled(err)
 		}
-		waited = true
 	}
 }
 

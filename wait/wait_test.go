@@ -321,14 +321,7 @@ func TestWaitWakeObservesWithoutTheClockMoving(t *testing.T) {
 	clock := newManualClock()
 	wake := make(chan struct{}, 1)
 	f := &flip{}
-	done := make(chan *Result, 1)
-	go func() {
-		res, err := Wait(context.Background(), f, []string{"a"}, Options{Clock: clock, Wake: wake})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
+	done := startWait(t, f, []string{"a"}, Options{Clock: clock, Wake: wake})
 	if d := clock.waitArmed(t); d != time.Second {
 		t.Errorf("loop slept %v, want the 1 s poll interval", d)
 	}
@@ -403,14 +396,7 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 		wake := make(chan struct{})
 		close(wake)
 		f := &flip{}
-		done := make(chan *Result, 1)
-		go func() {
-			res, err := Wait(context.Background(), f, []string{"a"}, Options{Clock: clock, Wake: wake, MaxWait: dur(2 * time.Second)})
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := startWait(t, f, []string{"a"}, Options{Clock: clock, Wake: wake, MaxWait: dur(2 * time.Second)})
 		clock.waitArmed(t)
 		time.Sleep(30 * time.Millisecond) // room for a spinning loop to show itself
 		if n := f.calls.Load(); n != 1 {
@@ -429,14 +415,7 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 		clock := newManualClock()
 		wake := make(chan struct{})
 		f := &flip{}
-		done := make(chan *Result, 1)
-		go func() {
-			res, err := Wait(context.Background(), f, []string{"a"}, Options{Clock: clock, Wake: wake})
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := startWait(t, f, []string{"a"}, Options{Clock: clock, Wake: wake})
 		clock.waitArmed(t)
 		f.done.Store(true)
 		close(wake)
@@ -449,14 +428,7 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 		clock := newManualClock()
 		wake := make(chan struct{})
 		f := &flip{}
-		done := make(chan *Result, 1)
-		go func() {
-			res, err := Wait(context.Background(), f, []string{"a"}, Options{Clock: clock, Wake: wake, MaxWait: dur(3 * time.Second)})
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := startWait(t, f, []string{"a"}, Options{Clock: clock, Wake: wake, MaxWait: dur(3 * time.Second)})
 		clock.waitArmed(t)
 		close(wake)        // nothing changed: one extra observation
 		clock.waitArmed(t) // asleep again
@@ -473,14 +445,7 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 		clock := newManualClock()
 		wake := make(chan struct{}, 1)
 		f := &flip{}
-		done := make(chan *Result, 1)
-		go func() {
-			res, err := Wait(context.Background(), f, []string{"a"}, Options{Clock: clock, Wake: wake})
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := startWait(t, f, []string{"a"}, Options{Clock: clock, Wake: wake})
 		clock.waitArmed(t)
 		wake <- struct{}{} // nothing changed
 		clock.waitArmed(t) // observed (still running) and asleep again
@@ -492,6 +457,62 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 		res := <-done
 		if !res.AllTerminal || f.calls.Load() != 3 {
 			t.Errorf("result %+v after %d calls, want all terminal after 3", res, f.calls.Load())
+		}
+	})
+	t.Run("a wake during the one-poll floor observes at once but does not end the floor", func(t *testing.T) {
+		// A wake source that fires often (a change signal on a busy store)
+		// must not let a client looping on all_terminal spin: a call
+		// returns a stopped id only once a full interval has passed.
+		clock := newManualClock()
+		wake := make(chan struct{}, 1)
+		var calls atomic.Int32
+		obs := ObserverFunc(func(ctx context.Context, ids []string) ([]Observation, error) {
+			calls.Add(1)
+			return []Observation{withID("a", goneNoEnd())}, nil
+		})
+		done := startWait(t, obs, []string{"a"}, Options{Clock: clock, Wake: wake})
+		if d := clock.waitArmed(t); d != time.Second {
+			t.Fatalf("floor sleep %v, want the 1 s poll interval", d)
+		}
+		clock.Advance(300 * time.Millisecond)
+		wake <- struct{}{} // nothing changed for "a"
+		if d := clock.waitArmed(t); d != 700*time.Millisecond {
+			t.Errorf("after a wake 300ms into the floor the loop slept %v, want the remaining 700ms", d)
+		}
+		if n := calls.Load(); n != 2 {
+			t.Errorf("%d observations after the wake, want 2 (the wake observes at once)", n)
+		}
+		select {
+		case res := <-done:
+			t.Fatalf("returned %+v before the floor interval had passed", res)
+		case <-time.After(30 * time.Millisecond):
+		}
+		clock.Advance(700 * time.Millisecond)
+		res := <-done
+		if !slices.Equal(res.StoppedWithoutEnd, []string{"a"}) || calls.Load() != 3 {
+			t.Errorf("result %+v after %d observations, want a stopped without end after 3", res, calls.Load())
+		}
+	})
+	t.Run("a call woken early while pending still meets the floor before returning a stopped id", func(t *testing.T) {
+		clock := newManualClock()
+		wake := make(chan struct{}, 1)
+		var calls atomic.Int32
+		obs := ObserverFunc(func(ctx context.Context, ids []string) ([]Observation, error) {
+			if calls.Add(1) == 1 {
+				return []Observation{withID("a", running())}, nil
+			}
+			return []Observation{withID("a", goneNoEnd())}, nil
+		})
+		done := startWait(t, obs, []string{"a"}, Options{Clock: clock, Wake: wake})
+		clock.waitArmed(t)
+		clock.Advance(100 * time.Millisecond)
+		wake <- struct{}{} // the process died: it is now stopped without end
+		if d := clock.waitArmed(t); d != 900*time.Millisecond {
+			t.Errorf("the loop slept %v after seeing the stopped id 100ms in, want the remaining 900ms of the floor", d)
+		}
+		clock.Advance(900 * time.Millisecond)
+		if res := <-done; !slices.Equal(res.StoppedWithoutEnd, []string{"a"}) || calls.Load() != 3 {
+			t.Errorf("result %+v after %d observations, want a stopped without end after 3", res, calls.Load())
 		}
 	})
 	t.Run("a wake received before an observation is consumed by it", func(t *testing.T) {
@@ -524,6 +545,20 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 			t.Errorf("second observation at %v, want after the full floor interval at %v", at, epoch.Add(time.Second))
 		}
 	})
+}
+
+// startWait runs Wait in the background; its result arrives on the channel
+// (an error fails the test).
+func startWait(t *testing.T, obs Observer, ids []string, opts Options) <-chan *Result {
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Wait(context.Background(), obs, ids, opts)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	return done
 }
 
 // ObserverFunc adapts a function to Observer (test-only).

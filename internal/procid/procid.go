@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Identity names one process for its whole life.
@@ -37,7 +38,8 @@ func ReadStat(pid int) (Stat, error) {
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
+		// ESRCH: the process exited between open and read.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 			return Stat{}, fmt.Errorf("procid: pid %d: %w", pid, ErrGone)
 		}
 		return Stat{}, fmt.Errorf("procid: pid %d: %w", pid, err)
@@ -70,7 +72,14 @@ func parseStat(pid int, b []byte) (Stat, error) {
 	st.PPID = num(f[1])
 	st.PGID = num(f[2])
 	st.SID = num(f[3])
-	st.StartTime, _ = strconv.ParseUint(f[19], 10, 64)
+	// A start time that does not parse is an error, never zero: Check would
+	// read zero as a different process ("gone"), and a caller may reap a
+	// run on that.
+	start, serr := strconv.ParseUint(f[19], 10, 64)
+	if err == nil {
+		err = serr
+	}
+	st.StartTime = start
 	if err != nil {
 		return Stat{}, fmt.Errorf("procid: pid %d: malformed stat line: %v", pid, err)
 	}
@@ -121,25 +130,60 @@ func Check(id Identity) Evidence {
 }
 
 // GroupMembers lists the pids whose process group is pgid and that have not
-// exited (zombies are left out: they hold no resources a signal could free).
+// exited (zombies are left out: they hold no resources a signal could free,
+// and one whose parent is gone may never be reaped, since a container's
+// init often does not reap). An empty group gives no pids and no error.
+//
+// The common question "has the group emptied?" costs one system call:
+// kill(-pgid, 0) sends nothing, and its ESRCH means no process, not even a
+// zombie, is in the group. Only otherwise is every /proc entry read. To ask
+// about many groups at once, use [GroupSizes].
 func GroupMembers(pgid int) ([]int, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, fmt.Errorf("procid: listing /proc: %w", err)
+	if pgid <= 0 {
+		return nil, fmt.Errorf("procid: invalid process group %d", pgid)
+	}
+	// pgid 1 is skipped: kill(-1, 0) means every process, not group 1.
+	if pgid > 1 && errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+		return nil, nil
 	}
 	var pids []int
+	err := eachLive(func(st Stat) {
+		if st.PGID == pgid {
+			pids = append(pids, st.PID)
+		}
+	})
+	return pids, err
+}
+
+// GroupSizes maps every process group to its number of live (non-zombie)
+// members, from one pass over /proc. A caller checking many recorded groups
+// at once asks this once rather than [GroupMembers] per group.
+func GroupSizes() (map[int]int, error) {
+	sizes := map[int]int{}
+	err := eachLive(func(st Stat) { sizes[st.PGID]++ })
+	if err != nil {
+		return nil, err
+	}
+	return sizes, nil
+}
+
+// eachLive calls fn with the stat of every process in /proc that has not
+// exited. A process that exits while /proc is being listed is skipped.
+func eachLive(fn func(Stat)) error {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return fmt.Errorf("procid: listing /proc: %w", err)
+	}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
-			continue
+			continue // not a process: /proc/self, /proc/meminfo, ...
 		}
 		st, err := ReadStat(pid)
-		if err != nil {
-			continue // exited while we listed
+		if err != nil || st.State == 'Z' || st.State == 'X' {
+			continue
 		}
-		if st.PGID == pgid && st.State != 'Z' && st.State != 'X' {
-			pids = append(pids, pid)
-		}
+		fn(st)
 	}
-	return pids, nil
+	return nil
 }

@@ -3,6 +3,8 @@ package procid_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"syscall"
 
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
@@ -21,4 +23,25 @@ func ExampleCheck() {
 	// Output:
 	// alive
 	// gone
+}
+
+// A group's members are its live processes: a command started with Setpgid
+// leads a group of one, and once it has exited the group is empty.
+func ExampleGroupMembers() {
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // leads a new group
+	if err := cmd.Start(); err != nil {
+		panic(err)
+	}
+	pgid := cmd.Process.Pid
+	members, _ := procid.GroupMembers(pgid)
+	fmt.Println(len(members), members[0] == pgid)
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	members, _ = procid.GroupMembers(pgid)
+	fmt.Println(len(members))
+	// Output:
+	// 1 true
+	// 0
 }

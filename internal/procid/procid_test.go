@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParseStatNameWithParens(t *testing.T) {
@@ -15,6 +16,23 @@ func TestParseStatNameWithParens(t *testing.T) {
 	}
 	if st.State != 'S' || st.PPID != 1 || st.PGID != 4242 || st.SID != 4242 || st.StartTime != 987654 {
 		t.Fatalf("parseStat = %+v", st)
+	}
+}
+
+// A malformed line is an error, never a Stat with zero fields: a zero start
+// time would make Check call a live process gone.
+func TestParseStatRefusesMalformedLines(t *testing.T) {
+	for name, line := range map[string]string{
+		"no closing parenthesis":  "4242 (name S 1 4242 4242",
+		"too few fields":          "4242 (name) S 1 4242 4242 0",
+		"start time not a number": "4242 (name) S 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 soon 1000 100 1\n",
+		"pgid not a number":       "4242 (name) S 1 grp 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 1\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if st, err := parseStat(4242, []byte(line)); err == nil {
+				t.Fatalf("parseStat = %+v, nil; want an error", st)
+			}
+		})
 	}
 }
 
@@ -36,29 +54,131 @@ func TestSelfIsAlive(t *testing.T) {
 	}
 }
 
-func TestExitedProcessIsGone(t *testing.T) {
+// startGroup starts `sleep 30` leading a new process group.
+func startGroup(t *testing.T) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	id, err := Of(cmd.Process.Pid)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// awaitZombie waits until pid has exited but is not yet reaped.
+func awaitZombie(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if st, err := ReadStat(pid); err == nil && st.State == 'Z' {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d did not become a zombie within 10s", pid)
+		}
+	}
+}
+
+// A zombie (exited, not yet reaped) is gone for Check and no member for
+// GroupMembers and GroupSizes; once reaped, the same holds.
+func TestExitedProcessIsGone(t *testing.T) {
+	cmd := startGroup(t)
+	pid := cmd.Process.Pid
+	id, err := Of(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	members, err := GroupMembers(cmd.Process.Pid)
-	if err != nil || len(members) != 1 || members[0] != cmd.Process.Pid {
-		t.Fatalf("GroupMembers = %v, %v; want [%d]", members, err, cmd.Process.Pid)
+	if got := Check(id); got != Alive {
+		t.Fatalf("Check(running) = %s, want alive", got)
 	}
+	members, err := GroupMembers(pid)
+	if err != nil || len(members) != 1 || members[0] != pid {
+		t.Fatalf("GroupMembers = %v, %v; want [%d]", members, err, pid)
+	}
+	if sizes, err := GroupSizes(); err != nil || sizes[pid] != 1 {
+		t.Fatalf("GroupSizes()[%d] = %d, %v; want 1", pid, sizes[pid], err)
+	}
+
 	cmd.Process.Kill()
-	// Before Wait the child is a zombie: already gone for our purposes.
-	for Check(id) != Gone {
+	awaitZombie(t, pid) // not waited for yet: a zombie
+	if got := Check(id); got != Gone {
+		t.Errorf("Check(zombie) = %s, want gone", got)
 	}
+	if members, err := GroupMembers(pid); err != nil || len(members) != 0 {
+		t.Errorf("GroupMembers with only a zombie = %v, %v; want none", members, err)
+	}
+	if sizes, err := GroupSizes(); err != nil || sizes[pid] != 0 {
+		t.Errorf("GroupSizes()[%d] with only a zombie = %d, %v; want 0", pid, sizes[pid], err)
+	}
+
 	cmd.Wait()
 	if got := Check(id); got != Gone {
-		t.Fatalf("Check(reaped) = %s, want gone", got)
+		t.Errorf("Check(reaped) = %s, want gone", got)
 	}
-	if members, _ := GroupMembers(cmd.Process.Pid); len(members) != 0 {
-		t.Fatalf("GroupMembers after exit = %v, want none", members)
+	if members, err := GroupMembers(pid); err != nil || len(members) != 0 {
+		t.Errorf("GroupMembers after exit = %v, %v; want none", members, err)
+	}
+}
+
+// GroupSizes agrees with GroupMembers for the groups it reports.
+func TestGroupSizesCountsEveryMember(t *testing.T) {
+	cmd := startGroup(t)
+	pgid := cmd.Process.Pid
+	second := exec.Command("sleep", "30")
+	second.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { second.Process.Kill(); second.Wait() })
+	sizes, err := GroupSizes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, err := GroupMembers(pgid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sizes[pgid] != 2 || len(members) != 2 {
+		t.Fatalf("group %d: GroupSizes says %d, GroupMembers %v; want 2 members", pgid, sizes[pgid], members)
+	}
+}
+
+func TestGroupMembersRefusesInvalidGroups(t *testing.T) {
+	for _, pgid := range []int{0, -1} {
+		if m, err := GroupMembers(pgid); err == nil {
+			t.Errorf("GroupMembers(%d) = %v, nil; want an error", pgid, m)
+		}
+	}
+}
+
+// BenchmarkGroupMembers compares the two answers GroupMembers gives: an
+// empty group (the question every dispatched command ends with: one
+// kill(2)) and a live one (a read of every /proc entry).
+//
+//	go test ./internal/procid -run '^$' -bench GroupMembers -benchtime 200ms
+func BenchmarkGroupMembers(b *testing.B) {
+	cmd := exec.Command("sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	done := exec.Command("true")
+	done.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := done.Run(); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		pgid int
+		want int
+	}{{"empty group", done.Process.Pid, 0}, {"live group", cmd.Process.Pid, 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if m, err := GroupMembers(bc.pgid); err != nil || len(m) != bc.want {
+					b.Fatalf("GroupMembers(%d) = %v, %v; want %d members", bc.pgid, m, err, bc.want)
+				}
+			}
+		})
 	}
 }

@@ -90,8 +90,19 @@ func main() {
 	case "grandchild-hang": // grandchild-hang <pidfile>: start a same-group child that hangs, then hang
 		startChild(args[0], false, false, "hang-ignore-term")
 		hang()
-	case "grandchild-leave": // grandchild-leave <pidfile>: start a same-group child that keeps stdout, print a result, exit 0
-		startChild(args[0], false, true, "hang")
+	case "hang-note-term": // hang-note-term <pidfile>: hang; on SIGTERM create <pidfile>.term and exit
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		writePidfile(args)
+		<-c
+		os.WriteFile(args[0]+".term", nil, 0o644)
+		os.Exit(0)
+	case "grandchild-leave": // grandchild-leave <pidfile> [child mode]: start a same-group child (default mode hang) that keeps stdout, print a result, exit 0
+		childMode := "hang"
+		if len(args) > 1 {
+			childMode = args[1]
+		}
+		startChild(args[0], false, true, childMode)
 		ok("left a child behind")
 	case "detach": // detach <pidfile> [inherit]: start a child in a new session, print a result, exit 0
 		startChild(args[0], true, len(args) > 1 && args[1] == "inherit", "hang")
