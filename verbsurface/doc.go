@@ -30,12 +30,16 @@
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		reg, _ := verbsurface.NewRegistry(nil) // the default fence
-//		must(reg.Register(verbsurface.Verb{Name: "agent.submit", Class: verbsurface.ClassSpawn,
-//			Path: []string{"agent"}, Summary: "start one agent run in the background",
-//			Synonyms: []string{"submit_agent"}, Prepare: dispatch.PromptSnapshots{}.Prepare}))
-//		must(reg.Register(verbsurface.Verb{Name: "job.status", Class: verbsurface.ClassObserve,
-//			Path: []string{"job", "status"}, Summary: "show one job's status"}))
+//		reg, _ := verbsurface.NewRegistry(nil) // nil: the default fence; cannot fail
+//		for _, v := range []verbsurface.Verb{
+//			{Name: "agent.submit", Class: verbsurface.ClassSpawn, Path: []string{"agent"}, Synonyms: []string{"submit_agent"},
+//				Summary: "start one agent run in the background", Prepare: dispatch.PromptSnapshots{}.Prepare},
+//			{Name: "job.status", Class: verbsurface.ClassObserve, Path: []string{"job", "status"}, Summary: "show one job's status"},
+//		} {
+//			if err := reg.Register(v); err != nil {
+//				log.Fatal(err)
+//			}
+//		}
 //		surface, err := verbsurface.New(reg, verbsurface.Options{
 //			Source: verbsurface.StaticTree(tree), Exec: runner, MachineFlag: "--json"})
 //		if err != nil {

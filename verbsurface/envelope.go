@@ -87,7 +87,7 @@ func parseEnvelope(raw json.RawMessage, maxOps int) (*envelope, []Problem) {
 	env := &envelope{}
 	for _, k := range sortedKeys(obj) {
 		if k != "ops" && k != "help" {
-			add(k, RuleUnknownParameter, "unknown top-level key %q: the request holds only \"ops\" and \"help\"", k)
+			add(k, RuleUnknownParameter, "unknown top-level key %s: the request holds only \"ops\" and \"help\"", short(k))
 		}
 	}
 	if opsRaw, ok := obj["ops"]; ok {
@@ -139,7 +139,7 @@ func parseOp(i int, e any) (envelopeOp, []Problem) {
 		switch k {
 		case "op", "args", "fingerprint", "playbook_fingerprint":
 		default:
-			add(at+"."+k, RuleUnknownParameter, "unknown key %q in %s: an op holds only op, args, fingerprint and playbook_fingerprint; verb parameters go inside args", k, at)
+			add(at+"."+k, RuleUnknownParameter, "unknown key %s in %s: an op holds only op, args, fingerprint and playbook_fingerprint; verb parameters go inside args", short(k), at)
 		}
 	}
 	str := func(k string, required bool) string {
@@ -202,7 +202,7 @@ func parseHelp(x any) (*helpRequest, []Problem) {
 			s, ok := h[k].(string)
 			if !ok {
 				problems = append(problems, Problem{Param: "help." + k, Rule: RuleWrongType,
-					Reason: fmt.Sprintf("%q must be a string (the dynamic parameter's value), got %s", "help."+k, jsonTypeName(h[k]))})
+					Reason: fmt.Sprintf("%s must be a string (the dynamic parameter's value), got %s", short("help."+k), jsonTypeName(h[k]))})
 				continue
 			}
 			if req.dynamic == nil {

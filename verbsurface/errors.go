@@ -95,9 +95,12 @@ type coded interface{ ErrorCode() string }
 type detailed interface{ ErrorDetails() map[string]any }
 
 // executionError converts an executor or handler error into an error
-// object. Known dispatch codes and cli_error pass through; a handler's own
-// code is kept in details under handler_error; anything without a code is
-// an internal error of the embedding program.
+// object, by these rules in order: an error without a code that wraps
+// context.Canceled or context.DeadlineExceeded is cancelled or timeout;
+// the dispatch codes and cli_error pass through (cli_error with the CLI's
+// own message); any other handler error is handler_error, its own code
+// kept in details; any other executor error is internal_error (an
+// Executor that breaks contract C3), its code kept in details.
 func executionError(err error, fromHandler bool) *ErrorObject {
 	eo := &ErrorObject{Message: err.Error()}
 	var c coded

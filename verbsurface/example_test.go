@@ -174,6 +174,17 @@ func ExampleAddRequestTool() {
 	// request true
 }
 
+func ExampleSurface_Tool() {
+	// The tool is the same whatever the registry holds: a name, a short
+	// description and the envelope's schema, never a verb.
+	tool := exampleSurface(verbsurface.Options{}).Tool()
+	fmt.Println(tool.Name)
+	fmt.Println(tool.Description)
+	// Output:
+	// request
+	// Run this CLI's verbs. {"help":true} lists verbs; {"help":"VERB"} gives its args schema and fingerprint. {"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order; spawn verbs need the fingerprint. Every error says how to fix it.
+}
+
 func ExampleToolResult() {
 	resp := exampleSurface(verbsurface.Options{}).Handle(context.Background(), json.RawMessage(`{"opz":[]}`), nil)
 	res := verbsurface.ToolResult(resp)

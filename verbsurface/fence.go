@@ -56,38 +56,11 @@ func (f *fence) matchName(name string) (string, bool) {
 	}
 	joined := strings.Join(toks, "")
 	for i, j := range f.joined {
-		if len(joined) <= 64 && osaDistance(joined, j) <= 1 {
+		if len(joined) <= maxDistanceRunes && editDistance(joined, j) <= 1 {
 			return f.shown[i], true
 		}
 	}
 	return "", false
-}
-
-// osaDistance is the optimal-string-alignment edit distance (Levenshtein
-// plus adjacent transpositions) over runes.
-func osaDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // matchPath is matchName for a command path given as elements.
@@ -126,6 +99,6 @@ func hasTokenPrefix(toks, prefix []string) bool {
 
 // fencedMessage is the sentence an op or help naming a fenced command gets.
 func fencedMessage(name, path string) string {
-	return fmt.Sprintf("%q names the fenced command %q, which grants privilege and is a human-at-a-terminal operation: "+
-		"it is not reachable through this surface; ask the operator to run it themselves", name, path)
+	return fmt.Sprintf("%s names the fenced command %q, which grants privilege and is a human-at-a-terminal operation: "+
+		"it is not reachable through this surface; ask the operator to run it themselves", short(name), path)
 }

@@ -91,6 +91,7 @@ func TestRegisterRefusesFencedVerbs(t *testing.T) {
 		{"fenced path in another case", Verb{Name: "store.migrate", Class: ClassControl, Path: []string{"State", "MIGRATE"}}},
 		{"fenced path with whitespace", Verb{Name: "store.migrate", Class: ClassControl, Path: []string{" state", "migrate "}}},
 		{"fenced path as one element", Verb{Name: "store.migrate", Class: ClassControl, Path: []string{"state/migrate"}}},
+		{"fenced path without a separator", Verb{Name: "store.migrate", Class: ClassControl, Path: []string{"stateMigrate"}}},
 		{"fenced path with look-alikes", Verb{Name: "store.migrate", Class: ClassControl, Path: []string{"ѕtate", "migrаte"}}},
 		{"subcommand of a fenced path", Verb{Name: "store.migrate", Class: ClassControl, Path: []string{"state", "migrate", "now"}}},
 		{"plugin trust", Verb{Name: "plugins.allow", Class: ClassControl, Path: []string{"plugin", "trust"}}},

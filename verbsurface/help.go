@@ -102,7 +102,7 @@ func unknownHelpKeys(dynamic map[string]string, allowed, reason string) []Proble
 	var problems []Problem
 	for _, k := range sortedKeys(dynamic) {
 		if k != allowed {
-			problems = append(problems, Problem{Param: k, Rule: RuleUnknownParameter, Reason: fmt.Sprintf("%q: %s", k, reason)})
+			problems = append(problems, Problem{Param: k, Rule: RuleUnknownParameter, Reason: fmt.Sprintf("%s: %s", short(k), reason)})
 		}
 	}
 	if len(problems) == 0 {

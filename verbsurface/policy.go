@@ -11,7 +11,8 @@ import (
 // reaches the same tool, tool-name-keyed permission layers see no signal;
 // a Policy keys on the verb, its class and the args themselves.
 //
-// A Policy must not modify op.Args.
+// A Policy must not modify op.Args; what runs is a copy taken before the
+// policy is called, so a change would have no effect anyway.
 type Policy func(ctx context.Context, op PolicyOp) error
 
 // PolicyOp is what a [Policy] judges.

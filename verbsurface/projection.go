@@ -164,7 +164,7 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 	} else if p.validator, err = CompileValidator(schema); err != nil {
 		p.internal = fmt.Errorf("verbsurface: verb %q: %w", v.Name, err)
 	} else {
-		p.signature = signature(schema, p.validator, v.Dynamic)
+		p.signature = signature(p.validator, v.Dynamic)
 	}
 	s.cache.put(slot, key, p)
 	return p
@@ -184,10 +184,10 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 		var ue *projector.UnavailableError
 		if errors.As(err, &ue) {
 			return nil, &ErrorObject{Code: CodeUnavailableVerb, Param: ue.Param,
-				Message: fmt.Sprintf("%s with %s %q cannot be offered: %s", v.Name, v.Dynamic.Param, value, ue.Error())}
+				Message: fmt.Sprintf("%s with %s %s cannot be offered: %s", v.Name, v.Dynamic.Param, short(value), ue.Error())}
 		}
 		eo := argsError(v, base, nil, CodeInvalidArgs, []Problem{{Param: v.Dynamic.Param, Rule: RuleInjection,
-			Reason: fmt.Sprintf("%q could not be resolved: %v", value, err)}})
+			Reason: fmt.Sprintf("%s could not be resolved: %v", short(value), err)}})
 		return nil, eo
 	}
 	if cmd == nil {
@@ -237,7 +237,7 @@ func withoutOption(cmd *projector.Command, option string) *projector.Command {
 // signature renders the catalog's parameter summary: required parameters
 // in schema order, each required group as "a|b", then the count of
 // optional ones; a dynamic verb adds that its value injects more.
-func signature(schema *jsonschema.Schema, v *Validator, dyn *Dynamic) string {
+func signature(v *Validator, dyn *Dynamic) string {
 	var parts []string
 	inGroup := map[string]bool{}
 	for _, name := range v.order {

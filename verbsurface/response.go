@@ -31,8 +31,9 @@ func (r *Response) IsError() bool { return r.Status == StatusError }
 func (r *Response) JSON() []byte {
 	b, err := json.Marshal(r)
 	if err != nil {
-		// Only a handler's result can fail to marshal, and OpResult
-		// marshals it up front; keep the envelope honest regardless.
+		// The surface checks what it can up front (a handler's result, an
+		// executor's data, a preparer's info); what remains is an error's
+		// Details from the embedding program. Keep the envelope honest.
 		b, _ = json.Marshal(&Response{Status: StatusError, Error: &ErrorObject{Code: CodeInternalError,
 			Message: "verbsurface: encoding the response: " + err.Error()}})
 	}

@@ -76,4 +76,19 @@ func TestNoMachineResultSeamIsUnavailable(t *testing.T) {
 	if !resp.Results[1].OK || ran != 1 {
 		t.Fatalf("job.py op = %+v (ran %d), want it run once: the flag as a parameter is a seam", resp.Results[1], ran)
 	}
+
+	// The machine flag is the surface's channel, never a caller's
+	// parameter: it is absent from the schema and refused in args.
+	resp = s.Handle(context.Background(), json.RawMessage(`{"help": "job.py"}`), nil)
+	if h, ok := resp.Help.(*verbsurface.VerbHelp); !ok || h.Schema == nil || h.Schema.Properties["json"] != nil {
+		t.Errorf("help for job.py offers the machine flag: %s", resp.JSON())
+	}
+	resp = s.Handle(context.Background(), json.RawMessage(`{"ops": [{"op": "job.py", "args": {"json": false}}]}`), nil)
+	if r := resp.Results[0]; r.OK || r.Error.Code != verbsurface.CodeInvalidArgs || r.Error.Problems[0].Param != "json" ||
+		r.Error.Problems[0].Rule != verbsurface.RuleUnknownParameter {
+		t.Errorf("job.py with the machine flag as an arg = %s, want invalid_args unknown_parameter json", resp.JSON())
+	}
+	if ran != 1 {
+		t.Errorf("ran %d times, want still 1", ran)
+	}
 }

@@ -4,10 +4,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // prefixScore ranks prefix-only matches after every edit-distance match
-// (edit distances are capped at 64 runes, so they stay below it).
+// (edit distances are capped at maxDistanceRunes, so they stay below it).
 const prefixScore = 200
 
 // maxMatches caps the close matches an unknown_verb error names.
@@ -27,11 +28,11 @@ func closeMatches(name string, candidates []string) []string {
 	}
 	q := strings.Join(foldTokens(name), ".")
 	qWords := sortedWords(q)
+	limit := max(2, min(utf8.RuneCountInString(q), maxDistanceRunes)/3)
 	var hits []scored
 	for _, c := range candidates {
 		cf := strings.Join(foldTokens(c), ".")
 		d := editDistance(q, cf)
-		limit := max(2, len([]rune(q))/3)
 		switch {
 		case q == "":
 		case d <= limit:
@@ -39,11 +40,11 @@ func closeMatches(name string, candidates []string) []string {
 		case slices.Equal(qWords, sortedWords(cf)):
 			hits = append(hits, scored{c, 1})
 		case commonPrefix(q, cf) >= 3:
-			hits = append(hits, scored{c, prefixScore - min(commonPrefix(q, cf), 64)})
+			hits = append(hits, scored{c, prefixScore - min(commonPrefix(q, cf), maxDistanceRunes)})
 		}
 	}
-	if slices.ContainsFunc(hits, func(h scored) bool { return h.score < prefixScore-64 }) {
-		hits = slices.DeleteFunc(hits, func(h scored) bool { return h.score >= prefixScore-64 })
+	if slices.ContainsFunc(hits, func(h scored) bool { return h.score < prefixScore-maxDistanceRunes }) {
+		hits = slices.DeleteFunc(hits, func(h scored) bool { return h.score >= prefixScore-maxDistanceRunes })
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].score != hits[j].score {
@@ -75,17 +76,19 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// editDistance is the Levenshtein distance over runes. Inputs longer than
-// 64 runes are compared on their first 64: a hostile megabyte-long name
-// must not cost quadratic time.
+// maxDistanceRunes bounds the runes editDistance compares: a hostile
+// megabyte-long name must cost neither quadratic time nor a rune slice per
+// candidate.
+const maxDistanceRunes = 64
+
+// editDistance is the optimal-string-alignment distance (Levenshtein plus
+// adjacent transpositions, so "stauts" is one edit from "status") over the
+// first maxDistanceRunes runes of a and b. Both the unknown-verb
+// suggestions and the fence's near-miss rule use it.
 func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 {
-		ra = ra[:64]
-	}
-	if len(rb) > 64 {
-		rb = rb[:64]
-	}
+	ra, rb := firstRunes(a), firstRunes(b)
+	// Three rolling rows: two back (for a transposition), previous, current.
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -99,8 +102,24 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// firstRunes returns at most the first maxDistanceRunes runes of s without
+// decoding the rest.
+func firstRunes(s string) []rune {
+	out := make([]rune, 0, min(len(s), maxDistanceRunes))
+	for _, r := range s {
+		if len(out) == maxDistanceRunes {
+			break
+		}
+		out = append(out, r)
+	}
+	return out
 }

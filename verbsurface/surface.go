@@ -252,6 +252,10 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	if problems := p.validator.Validate(args); len(problems) > 0 {
 		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
 	}
+	// What runs is this copy, taken before the policy sees the args: a
+	// policy that wrongly writes to op.Args cannot slip an unvalidated
+	// value past validation.
+	normalized := p.validator.normalizeArgs(args)
 	if s.opts.Policy != nil {
 		if err := s.opts.Policy(ctx, PolicyOp{Verb: v.Name, Class: v.Class, Args: args}); err != nil {
 			return fail(&ErrorObject{Code: CodePolicyRefused,
@@ -270,7 +274,7 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
 	}
-	args = p.validator.normalizeArgs(args)
+	args = normalized
 
 	// Contract C6: only an observation may be cut short by the caller.
 	// Spawn and control ops run detached from the request's cancellation
@@ -284,7 +288,6 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 		if cleanup != nil {
 			defer cleanup()
 		}
-		res.Info = info
 		if err != nil {
 			param := ""
 			var pe interface{ Param() string }
@@ -293,6 +296,13 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 			}
 			return fail(argsError(v, p, &op, CodeInvalidArgs, []Problem{{Param: param, Rule: RulePrepare, Reason: err.Error()}}))
 		}
+		// Checked before anything runs: info that cannot be encoded would
+		// otherwise fail the whole response after the command had run.
+		if _, err := json.Marshal(info); err != nil {
+			return fail(&ErrorObject{Code: CodeInternalError,
+				Message: fmt.Sprintf("verbsurface: verb %q: the preparer's info cannot be encoded as JSON: %v; nothing ran", v.Name, err)})
+		}
+		res.Info = info
 		if prepared != nil {
 			args = prepared
 		}
@@ -342,6 +352,13 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	}
 	if len(data) == 0 {
 		data = json.RawMessage("null")
+	}
+	if !json.Valid(data) {
+		// dispatch.Runner never returns this, but another Executor might;
+		// caught here it fails this op alone rather than the encoding of
+		// the whole response, which would hide the other ops' results.
+		return nil, &ErrorObject{Code: CodeInvalidResult,
+			Message: fmt.Sprintf("verbsurface: verb %q: the executor returned data that is not JSON (%s)", v.Name, short(string(data)))}
 	}
 	return data, nil
 }

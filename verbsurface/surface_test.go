@@ -24,18 +24,24 @@ func TestCatalogGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "catalog.golden.json")
+	checkGolden(t, filepath.Join("testdata", "catalog.golden.json"), got)
+}
+
+// checkGolden compares got with the golden file at path, rewriting the
+// file first when the test runs with -update.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if diff := cmp.Diff(strings.TrimSpace(string(want)), string(got)); diff != "" {
-		t.Errorf("catalog differs from %s (-want +got):\n%s", golden, diff)
+		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
 	}
 }
 
@@ -179,19 +185,7 @@ func TestHelpGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "help."+verb+".golden.json")
-			if *update {
-				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(strings.TrimSpace(string(want)), string(got)); diff != "" {
-				t.Errorf("help differs from %s (-want +got):\n%s", golden, diff)
-			}
+			checkGolden(t, filepath.Join("testdata", "help."+verb+".golden.json"), got)
 		})
 	}
 }
@@ -299,6 +293,12 @@ func TestDynamicExecution(t *testing.T) {
 		}
 		if r["playbook_fingerprint"] != pf || r["playbook_changed"] != nil {
 			t.Errorf("result %v", r)
+		}
+		// Without a discovered playbook fingerprint there is nothing to
+		// compare: the result names what ran and claims no change.
+		r = run(fp, "")
+		if r["ok"] != true || r["playbook_fingerprint"] != pf || r["playbook_changed"] != nil {
+			t.Errorf("result without playbook_fingerprint %v", r)
 		}
 	})
 	t.Run("validates against the injected schema", func(t *testing.T) {
@@ -426,6 +426,7 @@ func TestUnknownVerbSuggestsCloseMatches(t *testing.T) {
 		{"v1 style spelling of a verb", "job_list", []string{"job.list"}},
 		{"shared prefix when nothing is closer", "agent", []string{"agent.submit"}},
 		{"nothing close", "zzzzzz", nil},
+		{"a long unrelated name suggests nothing", strings.Repeat("q", 300), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {

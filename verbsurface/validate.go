@@ -349,7 +349,7 @@ func (v *Validator) Validate(args map[string]any) []Problem {
 		sort.Strings(unknown)
 		for _, name := range unknown {
 			problems = append(problems, Problem{Param: name, Rule: RuleUnknownParameter,
-				Reason: fmt.Sprintf("unknown parameter %q: this verb has no such parameter (names are exact; see the schema)", name)})
+				Reason: fmt.Sprintf("unknown parameter %s: this verb has no such parameter (names are exact; see the schema)", short(name))})
 		}
 	}
 	for _, name := range v.order {
@@ -605,7 +605,7 @@ func short(val any) string {
 		}
 	}
 	if len(s) > 64 {
-		s = s[:61] + "..."
+		s = truncateUTF8(s, 61) + "..."
 	}
 	return s
 }
