@@ -166,7 +166,7 @@
 //   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
 //   - retired_synonym: a v1 name after its sunset; use names the verb.
 //   - unavailable_verb: the verb exists but cannot be offered (an unrepresentable parameter, named in param; a group; an unreadable CLI).
-//   - invalid_args: problems lists every problem with the args (including a preparer's or a dynamic value's); with schema, schema_fingerprint, help_call.
+//   - invalid_args: problems lists every problem with the args (including a preparer's, a dynamic value's, or a handler's refusal of one argument); with schema, schema_fingerprint, help_call.
 //   - missing_fingerprint: a spawn op without fingerprint; with schema, schema_fingerprint, help_call.
 //   - stale_fingerprint: a spawn op whose fingerprint is not the current schema's; with schema, schema_fingerprint, help_call.
 //   - policy_refused: the surface's policy refused the op; the message gives its reason.
@@ -180,6 +180,6 @@
 //   - unsupported_result_version: the machine result's version is not one dispatch reads.
 //   - cancelled: the caller cancelled an observe op in flight, or the request before the op started.
 //   - cli_error: the CLI's own error object, passed through; details hold its code, message and details.
-//   - handler_error: a verb's Go handler failed with its own code, kept in details.code.
+//   - handler_error: a verb's Go handler failed, not about one argument, with its own code kept in details.code.
 //   - internal_error: a bug in the embedding program or a projector (a schema outside C1, args that validated but did not render); not the caller's to fix.
 package verbsurface

@@ -290,7 +290,7 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 		}
 		if err != nil {
 			param := ""
-			var pe interface{ Param() string }
+			var pe paramError
 			if errors.As(err, &pe) {
 				param = pe.Param()
 			}
@@ -309,6 +309,11 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	}
 	data, eo := s.execute(ctx, v, p, args, progress)
 	if eo != nil {
+		if eo.Code == CodeInvalidArgs {
+			// A handler refused an argument the schema could not rule
+			// out: it teaches like every other argument error.
+			return fail(argsError(v, p, &op, CodeInvalidArgs, eo.Problems))
+		}
 		return fail(eo)
 	}
 	res.OK, res.Result = true, data
@@ -320,6 +325,10 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	if v.Handler != nil {
 		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Exec: s.opts.Exec, Progress: progress})
 		if err != nil {
+			var pe paramError
+			if errors.As(err, &pe) {
+				return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{{Param: pe.Param(), Rule: RuleHandler, Reason: err.Error()}}}
+			}
 			return nil, executionError(err, true)
 		}
 		data, err := json.Marshal(out)

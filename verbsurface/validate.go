@@ -44,6 +44,7 @@ const (
 	RuleRequiredGroup     = "required_group"
 	RuleNotAnObject       = "not_an_object"
 	RulePrepare           = "prepare"          // the C4 preparer refused the args
+	RuleHandler           = "handler"          // the verb's handler refused an argument the schema admits
 	RuleInjection         = "injection_failed" // the dynamic parameter's value could not be injected
 )
 

@@ -73,9 +73,13 @@ type Preparer func(ctx context.Context, args map[string]any) (prepared map[strin
 
 // Handler runs a verb backed by Go logic instead of its command. Its result
 // must marshal to JSON; it becomes the op's "result". An error implementing
-// ErrorCode() string whose code is one of the surface's codes (for example a
-// dispatch failure or cli_error) keeps that code; any other error is
-// reported as handler_error with the handler's own code in details.
+// Param() string is the handler refusing an argument the schema could not
+// rule out (job.kill's grace of zero): it becomes an invalid_args problem on
+// that parameter, with the schema, fingerprint and help call every argument
+// error carries. An error implementing ErrorCode() string whose code is one
+// of the surface's codes (for example a dispatch failure or cli_error) keeps
+// that code; any other error is reported as handler_error with the
+// handler's own code in details.
 type Handler func(ctx context.Context, call *Call) (any, error)
 
 // Call is what a Handler receives.
@@ -111,4 +115,11 @@ type ExecutorFunc func(ctx context.Context, argv []string) (json.RawMessage, err
 // Run calls f.
 func (f ExecutorFunc) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
 	return f(ctx, argv)
+}
+
+// paramError is an error about one argument: a preparer's or a handler's
+// refusal of a value the schema admitted.
+type paramError interface {
+	error
+	Param() string
 }

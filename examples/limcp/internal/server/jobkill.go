@@ -27,8 +27,7 @@ func (s *Server) jobKill(ctx context.Context, call *verbsurface.Call) (any, erro
 	if g, ok := call.Args["grace"].(string); ok {
 		d, err := time.ParseDuration(g)
 		if err != nil || d <= 0 {
-			return nil, &codedError{code: "invalid_argument", msg: fmt.Sprintf("job.kill: grace %q must be a positive duration", g),
-				details: map[string]any{"param": "grace"}}
+			return nil, &argError{param: "grace", msg: fmt.Sprintf("grace %q must be a positive duration: it is the time between SIGTERM and SIGKILL", g)}
 		}
 		grace = d
 	}

@@ -125,3 +125,14 @@ type codedError struct {
 func (e *codedError) Error() string                { return e.msg }
 func (e *codedError) ErrorCode() string            { return e.code }
 func (e *codedError) ErrorDetails() map[string]any { return e.details }
+
+// argError is a handler refusing one argument the projected schema admits;
+// the surface reports it as invalid_args on that parameter, with the schema
+// and the help call (verbsurface.Handler).
+type argError struct {
+	param string
+	msg   string
+}
+
+func (e *argError) Error() string { return e.msg }
+func (e *argError) Param() string { return e.param }

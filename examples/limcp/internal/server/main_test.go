@@ -117,6 +117,8 @@ type errObj struct {
 	SchemaFingerprint string           `json:"schema_fingerprint"`
 	Problems          []map[string]any `json:"problems"`
 	Details           map[string]any   `json:"details"`
+	Schema            map[string]any   `json:"schema"`
+	HelpCall          map[string]any   `json:"help_call"`
 }
 
 type opResult struct {

@@ -592,9 +592,9 @@ func TestSpawnVerbsSnapshotPrompts(t *testing.T) {
 
 // TestJobKillRefusesANonPositiveGrace: the schema's duration pattern admits
 // "0s" and "-1s", which would leave a kill no time between SIGTERM and
-// SIGKILL; job.kill refuses them before looking anything up
-// (handler_error, details.code invalid_argument naming grace), and the run
-// goes on untouched.
+// SIGKILL; job.kill refuses them before looking anything up, as an
+// argument error that teaches like any other (invalid_args on grace, with
+// the schema, fingerprint and help call), and the run goes on untouched.
 func TestJobKillRefusesANonPositiveGrace(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
@@ -602,8 +602,9 @@ func TestJobKillRefusesANonPositiveGrace(t *testing.T) {
 	for _, grace := range []string{"0s", "-1s"} {
 		r := f.request(map[string]any{"ops": []any{map[string]any{"op": "job.kill", "args": map[string]any{"id": s.ID, "grace": grace}}}})
 		e := r.Results[0].Error
-		if e == nil || e.Code != "handler_error" || e.Details["code"] != "invalid_argument" || !strings.Contains(e.Message, "grace") {
-			t.Errorf("job.kill grace %s: %s; want handler_error invalid_argument about grace", grace, mustJSON(t, r))
+		if e == nil || e.Code != "invalid_args" || len(e.Problems) != 1 || e.Problems[0]["param"] != "grace" ||
+			e.Schema == nil || e.SchemaFingerprint == "" || e.HelpCall["help"] != "job.kill" {
+			t.Errorf("job.kill grace %s: %s; want invalid_args on grace with schema, fingerprint and help_call", grace, mustJSON(t, r))
 		}
 	}
 	if r := f.cliStatus(s.ID); r.Terminal {
