@@ -13,7 +13,8 @@
 //
 // A step's prompt is a Go text/template rendered with .prompt (the run's
 // prompt) and .args (a playbook's argument values); a missing key is an
-// error, not an empty string. When a step runs, the outputs of the steps it
+// error, not an empty string, and so is a prompt that renders to more than
+// [MaxRenderedBytes]. When a step runs, the outputs of the steps it
 // depends on are appended to its rendered prompt, each under a line
 // "--- output of STEP ---", in depends_on order.
 //

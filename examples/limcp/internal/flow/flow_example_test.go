@@ -29,3 +29,19 @@ steps:
 	// research: "research tides" after []
 	// summary: "summarise" after [research]
 }
+
+// A step that depends on others gets their outputs after its own prompt.
+func ExampleWithInputs() {
+	fmt.Println(flow.WithInputs("Summarise the findings.", []flow.Input{
+		{Step: "scan", Output: "3 issues"},
+		{Step: "lint", Output: "clean"},
+	}))
+	// Output:
+	// Summarise the findings.
+	//
+	// --- output of scan ---
+	// 3 issues
+	//
+	// --- output of lint ---
+	// clean
+}

@@ -15,6 +15,11 @@ import (
 // MaxSteps bounds a flow's size.
 const MaxSteps = 64
 
+// MaxRenderedBytes bounds one step prompt as rendered. A run's prompt is at
+// most 1 MiB; the bound leaves room for a template that quotes it a few
+// times, and stops one that would expand it without limit.
+const MaxRenderedBytes = 4 << 20
+
 // Spec is a flow: its steps in declaration order.
 type Spec struct {
 	Steps []Step `yaml:"steps" json:"steps"`
@@ -38,9 +43,9 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 var stepIDRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
-// Parse decodes a flow spec (YAML or JSON) and validates it. Unknown fields
-// are errors: a misspelt depends_on must not silently make a step
-// independent.
+// Parse decodes a flow spec (YAML or JSON, one document) and validates it.
+// Unknown fields are errors: a misspelt depends_on must not silently make a
+// step independent.
 func Parse(b []byte) (Spec, error) {
 	var s Spec
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -51,6 +56,11 @@ func Parse(b []byte) (Spec, error) {
 		}
 		return Spec{}, &FieldError{Field: "", Msg: err.Error()}
 	}
+	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
+		// A second document ("---") would be silently ignored, and with it
+		// every step it declares.
+		return Spec{}, &FieldError{Field: "", Msg: "the spec holds more than one YAML document"}
+	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err
 	}
@@ -59,8 +69,8 @@ func Parse(b []byte) (Spec, error) {
 
 // Validate checks the structural rules: at least one and at most MaxSteps
 // steps; ids unique and well-formed; a model and a prompt per step; every
-// dependency names another existing step; no cycle; every prompt a valid
-// template.
+// dependency names another existing step, once; no cycle; every prompt a
+// valid template.
 func (s Spec) Validate() error {
 	if len(s.Steps) == 0 {
 		return &FieldError{Field: "steps", Msg: "a flow needs at least one step"}
@@ -87,14 +97,19 @@ func (s Spec) Validate() error {
 		index[st.ID] = i + 1
 	}
 	for i, st := range s.Steps {
+		listed := map[string]bool{}
 		for j, d := range st.DependsOn {
 			f := fmt.Sprintf("steps[%d].depends_on[%d]", i, j)
-			if d == st.ID {
+			switch {
+			case d == st.ID:
 				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on itself", st.ID)}
-			}
-			if index[d] == 0 {
+			case index[d] == 0:
 				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on %q, which is not a step", st.ID, d)}
+			case listed[d]:
+				// Its output would be appended twice.
+				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q lists %q twice in depends_on", st.ID, d)}
 			}
+			listed[d] = true
 		}
 	}
 	if cyc := s.cycle(index); cyc != nil {
@@ -150,7 +165,8 @@ func parseTemplate(text string) (*template.Template, error) {
 }
 
 // Render returns the spec with every step prompt rendered with the run's
-// prompt and argument values.
+// prompt and argument values. A step prompt that renders to more than
+// MaxRenderedBytes is an error naming the step.
 func (s Spec) Render(prompt string, args map[string]any) (Spec, error) {
 	out := Spec{Steps: make([]Step, len(s.Steps))}
 	data := map[string]any{"prompt": prompt, "args": args}
@@ -162,14 +178,33 @@ func (s Spec) Render(prompt string, args map[string]any) (Spec, error) {
 		if err != nil {
 			return Spec{}, &FieldError{Field: fmt.Sprintf("steps[%d].prompt", i), Msg: err.Error()}
 		}
-		var b strings.Builder
-		if err := t.Execute(&b, data); err != nil {
+		b := &boundedBuilder{max: MaxRenderedBytes}
+		if err := t.Execute(b, data); err != nil {
+			if b.over {
+				err = fmt.Errorf("the rendered prompt is larger than %d bytes", MaxRenderedBytes)
+			}
 			return Spec{}, &FieldError{Field: fmt.Sprintf("steps[%d].prompt", i), Msg: err.Error()}
 		}
 		st.Prompt = b.String()
 		out.Steps[i] = st
 	}
 	return out, nil
+}
+
+// boundedBuilder is a strings.Builder that refuses to grow past max, so a
+// template that would expand without limit fails instead of eating memory.
+type boundedBuilder struct {
+	strings.Builder
+	max  int
+	over bool
+}
+
+func (b *boundedBuilder) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.over = true
+		return 0, errors.New("rendered prompt too large")
+	}
+	return b.Builder.Write(p)
 }
 
 // WithInputs returns prompt followed by the outputs of the steps it

@@ -29,6 +29,7 @@ func TestValidateRules(t *testing.T) {
 		{"a self dependency", Spec{Steps: []Step{step("a", "a")}}, "steps[0].depends_on[0]"},
 		{"an unknown dependency", Spec{Steps: []Step{step("a"), step("b", "zz")}}, "steps[1].depends_on[0]"},
 		{"a cycle", Spec{Steps: []Step{step("a", "c"), step("b", "a"), step("c", "b")}}, "steps"},
+		{"a dependency listed twice", Spec{Steps: []Step{step("a"), step("b", "a", "a")}}, "steps[1].depends_on[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +55,16 @@ func TestCycleIsNamed(t *testing.T) {
 	}
 }
 
+func TestParseRefusesASecondDocument(t *testing.T) {
+	_, err := Parse([]byte("steps:\n  - {id: a, model: m, prompt: p}\n---\nsteps:\n  - {id: b, model: m, prompt: p}\n"))
+	if err == nil || !strings.Contains(err.Error(), "more than one YAML document") {
+		t.Fatalf("Parse = %v; want the second document refused", err)
+	}
+	if _, err := Parse([]byte("---\nsteps:\n  - {id: a, model: m, prompt: p}\n...\n")); err != nil {
+		t.Fatalf("one document with markers: %v", err)
+	}
+}
+
 func TestParseRefusesUnknownFields(t *testing.T) {
 	_, err := Parse([]byte("steps:\n  - {id: a, model: m, prompt: p, dependson: [b]}\n"))
 	if err == nil || !strings.Contains(err.Error(), "dependson") {
@@ -72,6 +83,28 @@ func TestRender(t *testing.T) {
 	}
 	if _, err := s.Render("look", nil); err == nil {
 		t.Fatal("a missing arg rendered; want missingkey=error")
+	}
+}
+
+// TestRenderIsBounded: a template that expands the run's prompt without
+// limit fails naming the step, rather than building the text in memory.
+func TestRenderIsBounded(t *testing.T) {
+	prompt := strings.Repeat("x", 1<<20)
+	s := Spec{Steps: []Step{
+		{ID: "fine", Model: "m", Prompt: "{{.prompt}}{{.prompt}}"},
+		{ID: "huge", Model: "m", Prompt: `{{define "r"}}{{.prompt}}{{template "r" .}}{{end}}{{template "r" .}}`},
+	}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Render(prompt, nil)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "steps[1].prompt" || !strings.Contains(fe.Msg, "larger than") {
+		t.Fatalf("Render = %v; want steps[1].prompt too large", err)
+	}
+	got, err := Spec{Steps: s.Steps[:1]}.Render(prompt, nil)
+	if err != nil || len(got.Steps[0].Prompt) != 2<<20 {
+		t.Fatalf("a prompt quoted twice: %d bytes, %v", len(got.Steps[0].Prompt), err)
 	}
 }
 

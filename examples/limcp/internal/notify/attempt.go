@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
@@ -73,13 +74,13 @@ func post(ctx context.Context, client *http.Client, rawURL string, body []byte, 
 		return fmt.Errorf("POST %s: %v", rawURL, err)
 	}
 	defer resp.Body.Close()
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, maxReason))
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, maxReason+1))
 	if resp.StatusCode/100 != 2 {
 		msg := fmt.Sprintf("POST %s: HTTP %d", rawURL, resp.StatusCode)
 		if resp.StatusCode/100 == 3 {
 			msg += " (redirects are not followed)"
 		}
-		if t := strings.TrimSpace(string(text)); t != "" {
+		if t := clip(strings.TrimSpace(string(text))); t != "" {
 			msg += ": " + t
 		}
 		return errors.New(msg)
@@ -174,9 +175,20 @@ func lastLine(f *os.File) string {
 	b := make([]byte, fi.Size()-off)
 	n, _ := f.ReadAt(b, off)
 	lines := strings.Split(strings.TrimSpace(string(b[:n])), "\n")
-	s := strings.TrimSpace(lines[len(lines)-1])
-	if len(s) > maxReason {
-		s = s[:maxReason] + "…"
+	return clip(strings.TrimSpace(lines[len(lines)-1]))
+}
+
+// clip makes text quoted from a receiver fit a failure reason: valid UTF-8
+// (the reason is stored and printed as JSON) and at most maxReason bytes,
+// cut at a character boundary and marked with "…" when cut.
+func clip(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxReason {
+		return s
 	}
-	return s
+	cut := maxReason
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -33,8 +33,9 @@ func Backoff(n int) time.Duration {
 	return d
 }
 
-// Deliverer delivers the pending notifications of ended records. The zero
-// value of every field but Store is right for the CLI.
+// Deliverer delivers the pending notifications of ended records. Store is
+// required; the CLI also sets Home; the zero value of every other field is
+// right.
 type Deliverer struct {
 	Store *store.Store
 	// Home is the state home: the notify command's working directory and

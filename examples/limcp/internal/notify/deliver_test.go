@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/internal/procid"
@@ -89,6 +90,10 @@ func TestRunCommand(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	t.Run("a long stderr line is clipped at a character boundary", func(t *testing.T) {
+		err := runCommand([]string{sh, "-c", "{ printf x; printf 'é%.0s' $(seq 400); } >&2; exit 1"}, os.Environ(), dir, nil, 5*time.Second)
+		checkClipped(t, err)
+	})
 	t.Run("a command that cannot start fails saying so", func(t *testing.T) {
 		err := runCommand([]string{filepath.Join(dir, "absent")}, os.Environ(), dir, nil, time.Second)
 		if err == nil || !strings.Contains(err.Error(), "cannot start") {
@@ -116,6 +121,20 @@ func TestRunCommand(t *testing.T) {
 		}
 		assertGone(t, pidFile)
 	})
+}
+
+// checkClipped: a failure quoting a long non-ASCII text keeps the reason
+// valid UTF-8 and bounded, marked as cut.
+func checkClipped(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	quoted := msg[strings.LastIndex(msg, ": ")+2:]
+	if !utf8.ValidString(msg) || !strings.HasSuffix(msg, "…") || len(quoted) > maxReason+len("…") || !strings.HasPrefix(quoted, "xé") {
+		t.Fatalf("reason %q (%d bytes quoted): want valid UTF-8, at most %d bytes, ending in …", msg, len(quoted), maxReason)
+	}
 }
 
 func assertGone(t *testing.T, pidFile string) {
@@ -150,6 +169,8 @@ func TestPost(t *testing.T) {
 			http.Redirect(w, r, "/ok", http.StatusFound)
 		case "/slow":
 			time.Sleep(2 * time.Second)
+		case "/verbose":
+			http.Error(w, "x"+strings.Repeat("é", 400), http.StatusServiceUnavailable)
 		default:
 			http.Error(w, "no such hook", http.StatusNotFound)
 		}
@@ -179,6 +200,9 @@ func TestPost(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a long response text is clipped at a character boundary", func(t *testing.T) {
+		checkClipped(t, post(ctx, c, srv.URL+"/verbose", nil, 5*time.Second))
+	})
 	t.Setenv("HTTP_PROXY", "http://192.0.2.1:3128")
 	if err := post(ctx, LoopbackClient(), srv.URL+"/ok", nil, 5*time.Second); err != nil {
 		t.Fatalf("an environment proxy was used: %v", err)

@@ -19,6 +19,9 @@
 //	      model: echo
 //	      prompt: "Scan {{.args.target}} to depth {{.args.depth}}: {{.prompt}}"
 //
+// An arg with choices needs a default among them, or required: true: an
+// omitted flag never reaches the run as a value the parser would refuse.
+//
 // # Injection
 //
 // [Inject] is the one place a playbook's args become flags: the CLI calls it

@@ -124,6 +124,10 @@ func Parse(path string, content []byte) (*Playbook, error) {
 		}
 		return nil, invalid(path, "", "%v", err)
 	}
+	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
+		// A second document ("---") would be silently ignored.
+		return nil, invalid(path, "", "the file holds more than one YAML document")
+	}
 	pb.File = path
 	seen := map[string]bool{}
 	for i := range pb.Args {
@@ -165,6 +169,12 @@ func Parse(path string, content []byte) (*Playbook, error) {
 			if len(a.Choices) > 0 && !contains(a.Choices, v) {
 				return nil, invalid(path, f+".default", "default %v is not one of the choices %v", v, a.Choices)
 			}
+		} else if len(a.Choices) > 0 && !a.Required {
+			// Without a default an omitted flag would take its type's zero
+			// value (0, ""), which is not a choice: the run would see a
+			// value the parser refuses and the projected schema would
+			// offer a default outside its own enum.
+			return nil, invalid(path, f+".default", "arg %q has choices but no default: give a default (one of %s) or mark it required", a.Name, choiceList(a.Choices))
 		}
 	}
 	if err := pb.Flow.Validate(); err != nil {

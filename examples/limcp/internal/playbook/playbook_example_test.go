@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 )
 
@@ -36,4 +38,26 @@ flow:
 	// Output:
 	// pf1- 20
 	// depth int64 2 how deep
+}
+
+// A playbook that breaks a rule is refused with an error naming the file
+// and the field.
+func ExampleLoad() {
+	home, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(home)
+	os.MkdirAll(filepath.Join(home, playbook.Dir), 0o700)
+	os.WriteFile(playbook.Path(home, "audit"), []byte(`args:
+  - {name: depth, type: int, default: 5, choices: [1, 2, 3]}
+flow:
+  steps:
+    - {id: scan, model: echo, prompt: "depth {{.args.depth}}"}
+`), 0o600)
+
+	_, _, err := playbook.Load(home, "audit")
+	me, _ := machine.As(err)
+	fmt.Println(me.Code, me.Details.(map[string]any)["field"])
+	fmt.Println(strings.ReplaceAll(me.Message, home, "HOME"))
+	// Output:
+	// invalid_playbook args[0].default
+	// invalid playbook HOME/playbooks/audit.playbook.yaml: field args[0].default: default 5 is not one of the choices [1 2 3]
 }

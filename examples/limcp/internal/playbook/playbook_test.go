@@ -130,6 +130,8 @@ func TestLoadErrors(t *testing.T) {
 		"bad-name":    "args: [{name: Bad_Name, type: str}]\nflow: {steps: [{id: s, model: echo, prompt: p}]}\n",
 		"dup":         "args: [{name: a, type: str}, {name: a, type: int}]\nflow: {steps: [{id: s, model: echo, prompt: p}]}\n",
 		"empty":       "",
+		"two-docs":    "flow: {steps: [{id: s, model: echo, prompt: p}]}\n---\nargs: [{name: a, type: str}]\n",
+		"choice-zero": "args: [{name: mode, type: str, choices: [fast, slow]}]\nflow: {steps: [{id: s, model: echo, prompt: p}]}\n",
 	})
 	tests := []struct {
 		name, playbook string
@@ -143,6 +145,8 @@ func TestLoadErrors(t *testing.T) {
 		{"a name that is not a flag", "bad-name", machine.InvalidPlaybook, "args[0].name"},
 		{"a duplicate arg", "dup", machine.InvalidPlaybook, "args[1].name"},
 		{"an empty file", "empty", machine.InvalidPlaybook, ""},
+		{"a second YAML document", "two-docs", machine.InvalidPlaybook, ""},
+		{"choices without a default or required: the zero value is no choice", "choice-zero", machine.InvalidPlaybook, "args[0].default"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,5 +159,26 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("field = %v; want %q", me.Details, tt.field)
 			}
 		})
+	}
+}
+
+// TestOmittedChoiceArgIsAChoice: whatever a playbook declares, an arg with
+// choices whose flag is not given never reaches the run as a value outside
+// its choices.
+func TestOmittedChoiceArgIsAChoice(t *testing.T) {
+	h := home(t, map[string]string{
+		"defaulted": "args: [{name: mode, type: str, default: slow, choices: [fast, slow]}]\nflow: {steps: [{id: s, model: echo, prompt: p}]}\n",
+		"required":  "args: [{name: mode, type: int, required: true, choices: [1, 2]}]\nflow: {steps: [{id: s, model: echo, prompt: p}]}\n",
+	})
+	root := cli.NewRoot(cli.Options{})
+	if _, err := playbook.Inject(root, h, "defaulted"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, values, _, err := playbook.Injected(play(root))
+	if err != nil || values["mode"] != "slow" {
+		t.Fatalf("omitted --mode = %v, %v; want the default", values["mode"], err)
+	}
+	if _, _, err := playbook.Load(h, "required"); err != nil {
+		t.Fatalf("a required arg with choices and no default was refused: %v", err)
 	}
 }

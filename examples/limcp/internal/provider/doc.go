@@ -25,8 +25,10 @@
 // Each argv element may use the placeholders {model}, {id} (the record id),
 // {cwd} (the run's working directory) and {run_dir}; no others. The prompt
 // is written to the command's stdin. argv[0] is found on PATH (or taken as
-// a path) when the model is resolved, so a provider whose command does not
-// exist is refused at submit time, not discovered later by the worker.
+// a path, relative to the submitter's directory) and made absolute when the
+// model is resolved, so a provider whose command does not exist is refused
+// at submit time, not discovered later by the worker, and the run's --cwd
+// cannot change which program runs.
 //
 // Resolution snapshots the provider into a [Resolved] that the run record
 // stores: a run executes the provider as it was configured when submitted.

@@ -37,7 +37,7 @@ type Resolved struct {
 	Provider string   `json:"provider"` // "echo" or the command provider's name
 	Echo     *Echo    `json:"echo,omitempty"`
 	Argv     []string `json:"argv,omitempty"` // command providers: the template, placeholders unexpanded
-	Path     string   `json:"path,omitempty"` // command providers: argv[0] resolved when submitted
+	Path     string   `json:"path,omitempty"` // command providers: argv[0] resolved to an absolute path when submitted
 }
 
 // Config is providers.yaml.
@@ -122,6 +122,12 @@ func Resolve(home, model string) (Resolved, error) {
 			continue
 		}
 		path, err := exec.LookPath(p.Argv[0])
+		if err == nil {
+			// The worker runs the command in the run's --cwd, where a
+			// relative path would name another file (or none): resolve it
+			// here, against the directory it was found from.
+			path, err = filepath.Abs(path)
+		}
 		if err != nil {
 			return Resolved{}, machine.Errorf(machine.ProviderNotFound,
 				map[string]any{"model": model, "provider": name, "command": p.Argv[0]},
@@ -174,13 +180,16 @@ func parseEcho(model, opts string) (*Echo, error) {
 	return e, nil
 }
 
-// Vars are the values of an argv template's placeholders.
+// Vars are the run's values of an argv template's placeholders; {model}
+// comes from the resolved model itself (the part after "NAME:").
 type Vars struct {
-	Model, ID, Cwd, RunDir string
+	ID, Cwd, RunDir string
 }
 
 // Expand returns the command provider's argv with placeholders replaced
-// (argv[0] replaced by the resolved path).
+// (argv[0] replaced by the resolved path). Each placeholder is replaced
+// once, left to right: a value that itself contains "{id}" is not expanded
+// again.
 func (r Resolved) Expand(v Vars) []string {
 	_, model, _ := strings.Cut(r.Model, ":")
 	rep := strings.NewReplacer("{model}", model, "{id}", v.ID, "{cwd}", v.Cwd, "{run_dir}", v.RunDir)

@@ -19,3 +19,13 @@ func ExampleResolve() {
 	// echo 250ms 2 <nil>
 	// model "gpt-17" names no provider: have echo (command providers are declared in HOME/providers.yaml)
 }
+
+// A command provider's argv template is filled in for each run; {model} is
+// the part of the model name after "NAME:".
+func ExampleResolved_Expand() {
+	r := provider.Resolved{Model: "local:big", Provider: "local",
+		Argv: []string{"my-agent", "--model", "{model}", "--out", "{run_dir}/answer.md"}, Path: "/usr/local/bin/my-agent"}
+	fmt.Println(r.Expand(provider.Vars{ID: "0123456789abcdef", Cwd: "/src", RunDir: "/home/me/.limcp/runs/0123456789abcdef"}))
+	// Output:
+	// [/usr/local/bin/my-agent --model big --out /home/me/.limcp/runs/0123456789abcdef/answer.md]
+}

@@ -95,4 +95,36 @@ func TestExpand(t *testing.T) {
 	if d := cmp.Diff([]string{"/usr/bin/agent", "--model=big", "--in", "/work", "/runs/abc/abc"}, got); d != "" {
 		t.Fatalf("Expand (-want +got):\n%s", d)
 	}
+	// A value is inserted as is: a directory named like a placeholder is
+	// not expanded a second time.
+	got = r.Expand(Vars{ID: "abc", Cwd: "/tmp/{id}", RunDir: "/runs/abc"})
+	if got[3] != "/tmp/{id}" {
+		t.Fatalf("{cwd} = %q; want the directory verbatim", got[3])
+	}
+}
+
+// TestRelativeCommandIsResolvedAtSubmit: a command given as a relative
+// path is found from the submitter's directory and stored absolute, so the
+// worker, which runs it in the run's --cwd, runs the same program.
+func TestRelativeCommandIsResolvedAtSubmit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "bin", "agent")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\ncat\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h := homeWith(t, "providers:\n  - name: local\n    argv: [\"./bin/agent\", \"{model}\"]\n")
+	t.Chdir(dir)
+	r, err := Resolve(h, "local:m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Path != agent {
+		t.Fatalf("Path = %q; want the absolute %q", r.Path, agent)
+	}
+	if argv := r.Expand(Vars{ID: "x", Cwd: "/", RunDir: "/r"}); argv[0] != agent {
+		t.Fatalf("Expand()[0] = %q; want %q", argv[0], agent)
+	}
 }

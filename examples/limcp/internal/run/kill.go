@@ -141,11 +141,10 @@ type own struct {
 	rec       store.Record // as last read
 	recorded  bool         // the transition is already written (a preparing record cancelled)
 	ended     bool         // terminal before we did anything
-	stopped   bool
-	reason    string // the reason code to record when stopped
-	status    store.Status
+	reason    string       // stopped: the reason code to record
+	status    store.Status // stopped: the status to record
 	signals   []string
-	failure   string // not stopped: the NotReaped reason
+	failure   string // not stopped ("" when stopped): the NotReaped reason
 	detail    string
 	survivors []int
 }
@@ -275,21 +274,15 @@ func (k *killer) signal(ctx context.Context, rec store.Record) own {
 	}
 	switch out.Status {
 	case kill.GroupReaped:
-		o.stopped, o.reason = true, ReasonManualKill
+		o.reason = ReasonManualKill
 		if forced {
 			o.reason = ReasonForceKill
 		}
 	case kill.GroupAlreadyGone, kill.GroupIdentityMismatch:
-		if seen && out.Signalled() {
-			// This kill signalled the group through an ancestor sharing it.
-			o.stopped, o.reason = true, ReasonManualKill
-			if forced {
-				o.reason = ReasonForceKill
-			}
-			break
-		}
-		// The process was gone before this kill touched it: record the truth.
-		o.stopped, o.status, o.reason = true, store.StatusFailed, ReasonProcessGone
+		// The process was gone before this kill touched it (an entity
+		// sharing the group sees the same, cached outcome): record the
+		// truth.
+		o.status, o.reason = store.StatusFailed, ReasonProcessGone
 	case kill.GroupSurvivors:
 		o.failure, o.detail, o.survivors = "process_survived_sigkill", out.Reason, out.Survivors
 	case kill.GroupLeaderGone:

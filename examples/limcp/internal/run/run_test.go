@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -226,4 +227,114 @@ func TestReadPrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// orphanedGroup starts a process group whose leader exits (and is reaped)
+// leaving a member running: what a worker killed with SIGKILL leaves when
+// its provider survives. It returns the leader's (now gone) identity and
+// the surviving member's pid; cleanup kills the group.
+func orphanedGroup(t *testing.T) (leader procid.Identity, member int) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "sleep 60 >/dev/null 2>&1 </dev/null & echo $!")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	// Until it is reaped below, the leader (alive or a zombie) still has
+	// its stat: its identity can be read either way.
+	leader, err = procid.Of(pgid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fscan(out, &member); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if procid.Check(leader) != procid.Gone {
+		t.Fatal("the leader is not gone after being reaped")
+	}
+	return leader, member
+}
+
+// TestObserveDoesNotReapAnOrphanedGroup: the leader is gone but its group
+// still has a live member. That is not conclusive evidence that the run
+// stopped: the observation says unknown and possibly orphaned, and the
+// record is not reaped.
+func TestObserveDoesNotReapAnOrphanedGroup(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "state.db"), store.Options{})
+	leader, _ := orphanedGroup(t)
+	r := running(t, st, store.KindInvocation, "", leader)
+	o := observe1(t, st, r.ID)
+	if o.Process != wait.ProcessUnknown || !o.PossiblyOrphaned || o.Terminal || o.Status != "running" {
+		t.Fatalf("observation = %+v; want unknown, possibly orphaned, running", o)
+	}
+	if cur, _ := st.Get(ctx, r.ID); cur.Version != r.Version {
+		t.Fatalf("the observer wrote to a record it could not prove stopped: %+v", cur)
+	}
+}
+
+// TestKillPartialLeavesTheTreeAsItIs: a session's own group is stopped, but
+// its invocation's group cannot be proven to be the run's (leader gone,
+// member alive), so it is not signalled. The report names each entity: the
+// invocation (leader_gone_members_remain, with the survivor) and the
+// session (child_not_reaped); neither end is recorded, and the error is
+// kill_partial carrying the same report.
+func TestKillPartialLeavesTheTreeAsItIs(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	st := openStore(t, filepath.Join(home, "state.db"), store.Options{})
+	coordinator, _ := processIdentity(t)
+	sess := running(t, st, store.KindSession, "", coordinator)
+	leader, survivor := orphanedGroup(t)
+	inv := running(t, st, store.KindInvocation, sess.ID, leader)
+	go func() { // reap the coordinator once the kill stops it
+		p, _ := os.FindProcess(coordinator.PID)
+		p.Wait()
+	}()
+
+	rt := &Runtime{Store: st, Home: home, Exe: "/nonexistent/limcp"}
+	rep, err := rt.Kill(ctx, sess.ID[:store.MinPrefix], 200*time.Millisecond)
+	me, ok := machine.As(err)
+	if !ok || me.Code != machine.KillPartial || me.Details != rep {
+		t.Fatalf("Kill = %v; want kill_partial carrying the report", err)
+	}
+	type entity struct{ ID, Reason string }
+	var got []entity
+	for _, n := range rep.NotReaped {
+		got = append(got, entity{n.ID, n.Reason})
+	}
+	if d := cmp.Diff([]entity{{inv.ID, "leader_gone_members_remain"}, {sess.ID, "child_not_reaped"}}, got); d != "" {
+		t.Fatalf("not_reaped (-want +got):\n%s", d)
+	}
+	if s := rep.NotReaped[0].Survivors; len(s) != 1 || s[0] != survivor {
+		t.Fatalf("survivors = %v; want [%d]", s, survivor)
+	}
+	if len(rep.Reaped) != 0 || len(rep.AlreadyEnded) != 0 {
+		t.Fatalf("report = %+v; want nothing reaped", rep)
+	}
+	for _, id := range []string{sess.ID, inv.ID} {
+		if r, _ := st.Get(ctx, id); r.Status != store.StatusRunning {
+			t.Fatalf("%s is %s after a partial kill; its end must not be recorded", id, r.Status)
+		}
+	}
+	if !alive(survivor) {
+		t.Fatal("the unproven group was signalled")
+	}
+	if procid.Check(coordinator) == procid.Alive {
+		t.Fatal("the session's own group was not stopped")
+	}
+}
+
+func alive(pid int) bool {
+	st, err := procid.ReadStat(pid)
+	return err == nil && st.State != 'Z' && st.State != 'X'
 }

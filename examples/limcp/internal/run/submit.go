@@ -92,27 +92,14 @@ func (rt *Runtime) SubmitAgent(ctx context.Context, model string, p Prompt, c Co
 	if err != nil {
 		return nil, err
 	}
-	id := store.NewID()
-	if err := writeFile(filepath.Join(Dir(rt.Home, id), PromptFile), []byte(p.Text)); err != nil {
-		return nil, machine.Errorf(machine.StoreError, map[string]any{"path": Dir(rt.Home, id)}, "writing the prompt snapshot: %v", err)
-	}
 	label := c.Label
 	if label == "" {
 		label = model
 	}
 	spec := InvocationSpec{Provider: prov, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
-	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI},
-		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted", Notify: c.Notify})
-	if err != nil {
-		os.RemoveAll(Dir(rt.Home, id))
-		return nil, err
-	}
-	sub, err := rt.launch(ctx, recs[0])
-	if err != nil {
-		return nil, err
-	}
-	sub.Prompt = p.Info
-	return sub, nil
+	id := store.NewID()
+	return rt.submit(ctx, id, map[string]string{PromptFile: p.Text}, p.Info, "",
+		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
 }
 
 // SubmitFanout starts a session of n invocations of model on prompt, then,
@@ -157,25 +144,16 @@ func (rt *Runtime) SubmitFlow(ctx context.Context, file string, p Prompt, c Comm
 	}
 	spec, err := flow.Parse(b)
 	if err != nil {
-		return nil, flowErr(file, "", err)
+		return nil, flowErr(file, err)
 	}
 	if err := rt.common(ctx, &c); err != nil {
 		return nil, err
 	}
 	rendered, err := spec.Render(p.Text, nil)
 	if err != nil {
-		return nil, flowErr(file, "", err)
+		return nil, flowErr(file, err)
 	}
-	steps, files, err := rt.resolveSteps(rendered, func(field string, err error) error {
-		var me *machine.Error
-		if errors.As(err, &me) {
-			me.Message = fmt.Sprintf("flow spec %s: %s: %s", file, field, me.Message)
-			if d, ok := me.Details.(map[string]any); ok {
-				d["file"], d["field"] = file, field
-			}
-		}
-		return err
-	})
+	steps, files, err := rt.resolveSteps(rendered, "flow spec", file, "")
 	if err != nil {
 		return nil, err
 	}
@@ -187,12 +165,13 @@ func (rt *Runtime) SubmitFlow(ctx context.Context, file string, p Prompt, c Comm
 	return rt.submitSession(ctx, ModeFlow, label, steps, files, p.Info, c)
 }
 
-func flowErr(file, prefix string, err error) error {
+// flowErr is an invalid_flow_spec error naming file and, for a
+// *flow.FieldError, the field.
+func flowErr(file string, err error) error {
 	var fe *flow.FieldError
-	field := prefix
-	msg := err.Error()
+	field, msg := "", err.Error()
 	if errors.As(err, &fe) {
-		field, msg = prefix+fe.Field, fe.Msg
+		field, msg = fe.Field, fe.Msg
 	}
 	where := file
 	if field != "" {
@@ -202,14 +181,24 @@ func flowErr(file, prefix string, err error) error {
 }
 
 // resolveSteps resolves every step's model and names the prompt file of
-// each step.
-func (rt *Runtime) resolveSteps(spec flow.Spec, wrap func(field string, err error) error) ([]StepSpec, map[string]string, error) {
+// each step. A model that cannot be resolved is reported against its
+// field: what and file name the document the flow came from (a flow spec,
+// a playbook), prefix where the flow sits in it ("" or "flow.").
+func (rt *Runtime) resolveSteps(spec flow.Spec, what, file, prefix string) ([]StepSpec, map[string]string, error) {
 	files := map[string]string{}
 	var steps []StepSpec
 	for i, st := range spec.Steps {
 		prov, err := provider.Resolve(rt.Home, st.Model)
 		if err != nil {
-			return nil, nil, wrap(fmt.Sprintf("steps[%d].model", i), err)
+			field := fmt.Sprintf("%ssteps[%d].model", prefix, i)
+			var me *machine.Error
+			if errors.As(err, &me) {
+				me.Message = fmt.Sprintf("%s %s: %s: %s", what, file, field, me.Message)
+				if d, ok := me.Details.(map[string]any); ok {
+					d["file"], d["field"] = file, field
+				}
+			}
+			return nil, nil, err
 		}
 		name := "step-" + st.ID + ".txt"
 		files[name] = st.Prompt
@@ -219,21 +208,35 @@ func (rt *Runtime) resolveSteps(spec flow.Spec, wrap func(field string, err erro
 }
 
 func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps []StepSpec, files map[string]string, info PromptInfo, c Common) (*Submitted, error) {
+	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
 	id := store.NewID()
+	return rt.submit(ctx, id, files, info, "",
+		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
+}
+
+// submit is the tail every spawn shares: it snapshots files (name → text)
+// into the run directory of dirID, writes recs in status preparing in one
+// transaction (the first joining the open show named show, if any), and
+// starts the worker of the first. The run directory is removed if the
+// records cannot be written; once they are, a worker that cannot start
+// fails them (launch).
+func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]string, info PromptInfo, show string, recs ...store.NewRecord) (*Submitted, error) {
+	dir := Dir(rt.Home, dirID)
 	for name, text := range files {
-		if err := writeFile(filepath.Join(Dir(rt.Home, id), name), []byte(text)); err != nil {
-			os.RemoveAll(Dir(rt.Home, id))
-			return nil, machine.Errorf(machine.StoreError, map[string]any{"path": Dir(rt.Home, id)}, "writing the prompt snapshot: %v", err)
+		if err := writeFile(filepath.Join(dir, name), []byte(text)); err != nil {
+			os.RemoveAll(dir)
+			return nil, machine.Errorf(machine.StoreError, map[string]any{"path": dir}, "writing the prompt snapshot: %v", err)
 		}
 	}
-	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
-	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI},
-		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Reason: "run.preparing.submitted", Notify: c.Notify})
+	for i := range recs {
+		recs[i].Reason = "run.preparing.submitted"
+	}
+	created, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI, Show: show}, recs...)
 	if err != nil {
-		os.RemoveAll(Dir(rt.Home, id))
+		os.RemoveAll(dir)
 		return nil, err
 	}
-	sub, err := rt.launch(ctx, recs[0])
+	sub, err := rt.launch(ctx, created[0])
 	if err != nil {
 		return nil, err
 	}
@@ -258,51 +261,29 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 		}
 		return nil, machine.Errorf(machine.InvalidPlaybook, map[string]any{"file": pb.File, "field": field}, "invalid playbook %s: field %s: %v", pb.File, field, err)
 	}
-	steps, files, err := rt.resolveSteps(rendered, func(field string, err error) error {
-		var me *machine.Error
-		if errors.As(err, &me) {
-			me.Message = fmt.Sprintf("playbook %s: flow.%s: %s", pb.File, field, me.Message)
-			if d, ok := me.Details.(map[string]any); ok {
-				d["file"], d["field"] = pb.File, "flow."+field
-			}
-		}
-		return err
-	})
+	steps, files, err := rt.resolveSteps(rendered, "playbook", pb.File, "flow.")
 	if err != nil {
 		return nil, err
 	}
 	files[PromptFile] = p.Text
-	playID, sessID := store.NewID(), store.NewID()
-	for name, text := range files {
-		if err := writeFile(filepath.Join(Dir(rt.Home, sessID), name), []byte(text)); err != nil {
-			os.RemoveAll(Dir(rt.Home, sessID))
-			return nil, machine.Errorf(machine.StoreError, map[string]any{"path": Dir(rt.Home, sessID)}, "writing the prompt snapshot: %v", err)
-		}
-	}
 	label := c.Label
 	if label == "" {
 		label = pb.Name
 	}
+	playID, sessID := store.NewID(), store.NewID()
 	sspec := SessionSpec{Mode: ModePlay, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
 	pspec := PlaySpec{Playbook: pb.Name, Fingerprint: fingerprint, Args: args, Session: sessID, Show: show}
-	recs, err := rt.Store.Create(ctx, store.CreateOptions{Actor: ActorCLI, Show: show},
-		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Reason: "run.preparing.submitted", Notify: c.Notify},
-		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Reason: "run.preparing.submitted", Notify: c.Notify})
-	if err != nil {
-		os.RemoveAll(Dir(rt.Home, sessID))
-		return nil, err
-	}
-	sub, err := rt.launch(ctx, recs[0])
+	// The session's coordinator reads its step prompts from its own run
+	// directory; the play's worker is that coordinator.
+	sub, err := rt.submit(ctx, sessID, files, p.Info, show,
+		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Notify: c.Notify},
+		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Notify: c.Notify})
 	if err != nil {
 		return nil, err
 	}
-	sub.Prompt = p.Info
 	sub.PlaybookFingerprint = fingerprint
 	sub.Session = &sessID
-	if recs[0].Parent != "" {
-		s := recs[0].Parent
-		sub.Show = &s
-	}
+	sub.Show = sub.Parent // a play's only parent is its show
 	return sub, nil
 }
 

@@ -48,24 +48,7 @@ func insertDeliveries(ctx context.Context, tx *sql.Tx, r Record, seq, now int64)
 // Deliveries returns the deliveries of record id (none before it ends),
 // by channel.
 func (s *Store) Deliveries(ctx context.Context, id string) ([]Delivery, error) {
-	return s.deliveries(ctx, s.db, id)
-}
-
-func (s *Store) deliveries(ctx context.Context, q querier, id string) ([]Delivery, error) {
-	rows, err := q.QueryContext(ctx, "SELECT "+deliveryColumns+" FROM deliveries WHERE record_id = ? ORDER BY channel", id)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		out = append(out, d)
-	}
-	return out, s.wrap(rows.Err())
+	return collect(ctx, s, scanDelivery, "SELECT "+deliveryColumns+" FROM deliveries WHERE record_id = ? ORDER BY channel", id)
 }
 
 func (s *Store) delivery(ctx context.Context, q querier, id, channel string) (Delivery, error) {
@@ -204,20 +187,7 @@ func (s *Store) RecordAttempt(ctx context.Context, claimed Delivery, a Attempt) 
 func (s *Store) StaleDeliveries(ctx context.Context, grace time.Duration, limit int) ([]string, error) {
 	now := s.now()
 	old := nanos(now.Add(-grace))
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT record_id FROM deliveries
+	return collect(ctx, s, scanString, `SELECT DISTINCT record_id FROM deliveries
 		WHERE (state = 'pending' AND created_at < ?) OR (state = 'retrying' AND next_at < ?) OR (state = 'attempting' AND lease_until < ?)
 		ORDER BY record_id LIMIT ?`, old, old, nanos(now), limit)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, s.wrap(err)
-		}
-		out = append(out, id)
-	}
-	return out, s.wrap(rows.Err())
 }

@@ -23,6 +23,35 @@ const recordColumns = `id, kind, parent, label, team, status, phase, phase_enter
 
 type scanner interface{ Scan(dest ...any) error }
 
+// collect runs a query and scans each row with scan. Every failure, of the
+// query, a row or the iteration, is classified by s.wrap.
+func collect[T any](ctx context.Context, s *Store, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	return out, nil
+}
+
+// scanString scans a one-column row of text.
+func scanString(row scanner) (string, error) {
+	var v string
+	err := row.Scan(&v)
+	return v, err
+}
+
 func scanRecord(row scanner) (Record, error) {
 	var (
 		r                                       Record
@@ -198,9 +227,9 @@ func (s *Store) Get(ctx context.Context, id string) (Record, error) {
 	return s.get(ctx, s.db, id)
 }
 
+// querier is a *sql.DB or, inside a transaction, a *sql.Tx.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 func (s *Store) get(ctx context.Context, q querier, id string) (Record, error) {
@@ -222,6 +251,7 @@ type IDError struct {
 	ID         string
 	Ambiguous  bool
 	Candidates []string // for an ambiguous prefix: up to MaxCandidates matching ids
+	More       bool     // the prefix matches more ids than Candidates lists
 	Reason     string
 }
 
@@ -230,7 +260,11 @@ const MaxCandidates = 10
 
 func (e *IDError) Error() string {
 	if e.Ambiguous {
-		return fmt.Sprintf("id prefix %q is ambiguous: it matches %s", e.ID, strings.Join(e.Candidates, ", "))
+		more := ""
+		if e.More {
+			more = " and more"
+		}
+		return fmt.Sprintf("id prefix %q is ambiguous: it matches %s%s", e.ID, strings.Join(e.Candidates, ", "), more)
 	}
 	return fmt.Sprintf("no record has id %q%s", e.ID, e.Reason)
 }
@@ -253,22 +287,10 @@ func (s *Store) Resolve(ctx context.Context, id string) (Record, error) {
 			return Record{}, &IDError{ID: id, Reason: " (ids are lowercase hexadecimal)"}
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id FROM records WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+	ids, err := collect(ctx, s, scanString, "SELECT id FROM records WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
 		key, key+"~", MaxCandidates+1)
 	if err != nil {
-		return Record{}, s.wrap(err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var x string
-		if err := rows.Scan(&x); err != nil {
-			return Record{}, s.wrap(err)
-		}
-		ids = append(ids, x)
-	}
-	if err := rows.Err(); err != nil {
-		return Record{}, s.wrap(err)
+		return Record{}, err
 	}
 	switch len(ids) {
 	case 0:
@@ -276,10 +298,11 @@ func (s *Store) Resolve(ctx context.Context, id string) (Record, error) {
 	case 1:
 		return s.Get(ctx, ids[0])
 	}
-	if len(ids) > MaxCandidates {
+	more := len(ids) > MaxCandidates
+	if more {
 		ids = ids[:MaxCandidates]
 	}
-	return Record{}, &IDError{ID: id, Ambiguous: true, Candidates: ids}
+	return Record{}, &IDError{ID: id, Ambiguous: true, Candidates: ids, More: more}
 }
 
 // Children returns the records whose parent is id, oldest first.
@@ -293,23 +316,7 @@ func (s *Store) Active(ctx context.Context) ([]Record, error) {
 }
 
 func (s *Store) queryRecords(ctx context.Context, q string, args ...any) ([]Record, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.wrap(err)
-	}
-	return out, nil
+	return collect(ctx, s, scanRecord, q, args...)
 }
 
 // ListQuery selects a page of records, newest first.
@@ -424,21 +431,12 @@ func (s *Store) Audit(ctx context.Context, id string) ([]AuditRow, error) {
 		args = append(args, id)
 	}
 	q += " ORDER BY seq"
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []AuditRow
-	for rows.Next() {
+	return collect(ctx, s, func(row scanner) (AuditRow, error) {
 		var a AuditRow
 		var from, to string
 		var at int64
-		if err := rows.Scan(&a.Seq, &a.RecordID, &from, &to, &a.FromVersion, &a.ToVersion, &a.ReasonCode, &a.Actor, &at); err != nil {
-			return nil, s.wrap(err)
-		}
+		err := row.Scan(&a.Seq, &a.RecordID, &from, &to, &a.FromVersion, &a.ToVersion, &a.ReasonCode, &a.Actor, &at)
 		a.FromStatus, a.ToStatus, a.At = Status(from), Status(to), fromNanos(at)
-		out = append(out, a)
-	}
-	return out, s.wrap(rows.Err())
+		return a, err
+	}, q, args...)
 }

@@ -76,20 +76,7 @@ func (s *Store) GetSchedule(ctx context.Context, name string) (Schedule, error) 
 
 // Schedules lists every schedule by name.
 func (s *Store) Schedules(ctx context.Context) ([]Schedule, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+scheduleColumns+" FROM schedules ORDER BY name")
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []Schedule
-	for rows.Next() {
-		sc, err := scanSchedule(rows)
-		if err != nil {
-			return nil, s.wrap(err)
-		}
-		out = append(out, sc)
-	}
-	return out, s.wrap(rows.Err())
+	return collect(ctx, s, scanSchedule, "SELECT "+scheduleColumns+" FROM schedules ORDER BY name")
 }
 
 // RemoveSchedule deletes a schedule.

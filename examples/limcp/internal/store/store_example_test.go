@@ -64,3 +64,26 @@ func ExampleStore_ClaimDelivery() {
 	// retrying exit status 1
 	// delivered 2
 }
+
+// Resolve takes a full id or a unique prefix of at least MinPrefix
+// characters; it never guesses among several matches.
+func ExampleStore_Resolve() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(dir)
+	st, _ := store.Open(ctx, filepath.Join(dir, "state.db"), store.Options{})
+	defer st.Close()
+	for _, id := range []string{"abcdef0000000001", "abcdef0000000002", "1234567800000003"} {
+		st.Create(ctx, store.CreateOptions{}, store.NewRecord{ID: id, Kind: store.KindInvocation})
+	}
+	r, err := st.Resolve(ctx, "12345678")
+	fmt.Println(r.ID, err)
+	_, err = st.Resolve(ctx, "abcdef00")
+	fmt.Println(err)
+	_, err = st.Resolve(ctx, "1234")
+	fmt.Println(err)
+	// Output:
+	// 1234567800000003 <nil>
+	// id prefix "abcdef00" is ambiguous: it matches abcdef0000000001, abcdef0000000002
+	// no record has id "1234" (a prefix must have at least 8 characters)
+}

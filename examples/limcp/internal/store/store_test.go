@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -134,11 +136,17 @@ func TestResolve(t *testing.T) {
 	create(t, s, NewRecord{ID: "aaaabbbb00000001"})
 	create(t, s, NewRecord{ID: "aaaabbbb00000002"})
 	create(t, s, NewRecord{ID: "ccccdddd00000003"})
+	var many []string
+	for i := 0; i <= MaxCandidates; i++ {
+		many = append(many, fmt.Sprintf("dddd0000%08x", i))
+		create(t, s, NewRecord{ID: many[i]})
+	}
 	tests := []struct {
 		name       string
 		id         string
 		want       string
 		ambiguous  []string
+		more       bool
 		wantUnknow bool
 	}{
 		{name: "a full id resolves", id: "aaaabbbb00000001", want: "aaaabbbb00000001"},
@@ -148,6 +156,7 @@ func TestResolve(t *testing.T) {
 		{name: "a prefix shorter than 8 is unknown even if unique", id: "cccc", wantUnknow: true},
 		{name: "a prefix matching nothing is unknown", id: "eeeeeeee", wantUnknow: true},
 		{name: "a non-hex id is unknown", id: "zzzzzzzzzz", wantUnknow: true},
+		{name: "a prefix matching many lists the first MaxCandidates and says there are more", id: "dddd0000", ambiguous: many[:MaxCandidates], more: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +173,9 @@ func TestResolve(t *testing.T) {
 				}
 				if d := cmp.Diff(tt.ambiguous, ie.Candidates); d != "" {
 					t.Fatalf("candidates (-want +got):\n%s", d)
+				}
+				if ie.More != tt.more || strings.HasSuffix(ie.Error(), "and more") != tt.more {
+					t.Fatalf("%q: More = %v; want %v", ie.Error(), ie.More, tt.more)
 				}
 			default:
 				if !errors.As(err, &ie) || ie.Ambiguous {
@@ -428,6 +440,46 @@ func TestList(t *testing.T) {
 	if _, err := s.List(ctx, ListQuery{Cursor: "garbage!"}); !errors.Is(err, ErrBadCursor) {
 		t.Fatalf("bad cursor = %v", err)
 	}
+	for _, limit := range []int{-1, MaxListLimit + 1} {
+		if _, err := s.List(ctx, ListQuery{Limit: limit}); err == nil {
+			t.Fatalf("limit %d was accepted", limit)
+		}
+	}
+
+	// The status filter.
+	ended := end(t, s, create(t, s, NewRecord{}), StatusCancelled)
+	p, err = s.List(ctx, ListQuery{Status: StatusCancelled})
+	if err != nil || len(p.Records) != 1 || p.Records[0].ID != ended.ID {
+		t.Fatalf("status filter: %d records, %v; want only %s", len(p.Records), err, ended.ID)
+	}
+
+	// A cursor is a position: records created after it was handed out do
+	// not shift the next page.
+	before, err := s.List(ctx, ListQuery{Limit: MaxListLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.List(ctx, ListQuery{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		create(t, s, NewRecord{})
+	}
+	second, err := s.List(ctx, ListQuery{Limit: 3, Cursor: first.NextCursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, r := range before.Records[3:6] {
+		want = append(want, r.ID)
+	}
+	for _, r := range second.Records {
+		got = append(got, r.ID)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("second page after new records (-want +got):\n%s", d)
+	}
 }
 
 func TestShowSettlesOnceWhenItsLastPlayEnds(t *testing.T) {
@@ -447,6 +499,15 @@ func TestShowSettlesOnceWhenItsLastPlayEnds(t *testing.T) {
 			t.Fatalf("plays of one show have parents %s and %s", show, p.Parent)
 		}
 	}
+	// One play ending while the others are open leaves the show open.
+	first := plays[0]
+	if _, err := s.Transition(ctx, Change{ID: first.ID, Version: first.Version, To: StatusCompleted, Reason: "run.completed.all_steps"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok, err := s.SettleShow(ctx, show, "test"); err != nil || ok || r.Terminal() {
+		t.Fatalf("SettleShow with 5 plays open = %s, %v, %v; want the show left open", r.Status, ok, err)
+	}
+	plays = plays[1:]
 	var settled atomic.Int64
 	var wg sync.WaitGroup
 	for _, p := range plays {
@@ -471,5 +532,71 @@ func TestShowSettlesOnceWhenItsLastPlayEnds(t *testing.T) {
 	recs, err := s.Create(ctx, CreateOptions{Show: "nightly"}, NewRecord{Kind: KindPlay})
 	if err != nil || recs[0].Parent == show {
 		t.Fatalf("a play after the show ended joined the ended show (%v)", err)
+	}
+}
+
+// TestStats: counts by kind and status; durations (start to end, in
+// seconds) only over records that both started and ended.
+func TestStats(t *testing.T) {
+	ctx := context.Background()
+	s, clk := storeWithClock(t)
+	run := func(d time.Duration, to Status) {
+		r := create(t, s, NewRecord{})
+		r = end(t, s, r, StatusRunning)
+		clk.add(d)
+		end(t, s, r, to)
+	}
+	run(2*time.Second, StatusCompleted)
+	run(6*time.Second, StatusFailed)
+	end(t, s, create(t, s, NewRecord{}), StatusCancelled) // never started: no duration
+	end(t, s, create(t, s, NewRecord{}), StatusRunning)   // still running
+	create(t, s, NewRecord{Kind: KindSession})
+	got, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []KindStats{
+		{Kind: KindInvocation, Total: 4, Ended: 2,
+			ByStatus: map[Status]int{StatusCompleted: 1, StatusFailed: 1, StatusCancelled: 1, StatusRunning: 1},
+			Duration: &DurationSummary{Min: 2, Mean: 4, Max: 6}},
+		{Kind: KindSession, Total: 1, ByStatus: map[Status]int{StatusPreparing: 1}},
+		{Kind: KindPlay, ByStatus: map[Status]int{}},
+		{Kind: KindShow, ByStatus: map[Status]int{}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Stats (-want +got):\n%s", d)
+	}
+}
+
+// TestLockedStoreIsBusy: a write that waits past the busy timeout for
+// another writer's lock fails with ErrBusy naming the file, and changes
+// nothing.
+func TestLockedStoreIsBusy(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	holder, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	r := create(t, holder, NewRecord{})
+	waiter, err := Open(ctx, path, Options{BusyTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	tx, err := holder.DB().BeginTx(ctx, nil) // IMMEDIATE: takes the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	_, err = waiter.Transition(ctx, Change{ID: r.ID, Version: r.Version, To: StatusRunning, Reason: "run.running.started"})
+	var pe *PathError
+	if !errors.Is(err, ErrBusy) || !errors.As(err, &pe) || pe.Path != path {
+		t.Fatalf("Transition under a held lock = %v; want ErrBusy naming %s", err, path)
+	}
+	tx.Rollback()
+	if got, _ := waiter.Get(ctx, r.ID); got.Status != StatusPreparing || got.Version != r.Version {
+		t.Fatalf("the busy transition changed the record: %s v%d", got.Status, got.Version)
 	}
 }

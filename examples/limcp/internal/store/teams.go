@@ -40,23 +40,13 @@ func (s *Store) CreateTeam(ctx context.Context, name string) (Team, error) {
 
 // Teams lists every board with its message count.
 func (s *Store) Teams(ctx context.Context) ([]Team, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.name, t.created_at, (SELECT count(*) FROM messages m WHERE m.team = t.name)
-		FROM teams t ORDER BY t.name`)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []Team
-	for rows.Next() {
+	return collect(ctx, s, func(row scanner) (Team, error) {
 		var t Team
 		var at int64
-		if err := rows.Scan(&t.Name, &at, &t.Messages); err != nil {
-			return nil, s.wrap(err)
-		}
+		err := row.Scan(&t.Name, &at, &t.Messages)
 		t.CreatedAt = fromNanos(at)
-		out = append(out, t)
-	}
-	return out, s.wrap(rows.Err())
+		return t, err
+	}, `SELECT t.name, t.created_at, (SELECT count(*) FROM messages m WHERE m.team = t.name) FROM teams t ORDER BY t.name`)
 }
 
 // TeamExists reports whether a board exists.
@@ -97,21 +87,11 @@ func (s *Store) Read(ctx context.Context, team string, after int64, limit int) (
 	if !ok {
 		return nil, fmt.Errorf("team %q: %w", team, ErrUnknownTeam)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, team, author, body, record_id, at FROM messages
-		WHERE team = ? AND seq > ? ORDER BY seq LIMIT ?`, team, after, limit)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var out []Message
-	for rows.Next() {
+	return collect(ctx, s, func(row scanner) (Message, error) {
 		var m Message
 		var at int64
-		if err := rows.Scan(&m.Seq, &m.Team, &m.Author, &m.Body, &m.RecordID, &at); err != nil {
-			return nil, s.wrap(err)
-		}
+		err := row.Scan(&m.Seq, &m.Team, &m.Author, &m.Body, &m.RecordID, &at)
 		m.At = fromNanos(at)
-		out = append(out, m)
-	}
-	return out, s.wrap(rows.Err())
+		return m, err
+	}, `SELECT seq, team, author, body, record_id, at FROM messages WHERE team = ? AND seq > ? ORDER BY seq LIMIT ?`, team, after, limit)
 }

@@ -28,20 +28,15 @@ func (s *Store) SetTrust(ctx context.Context, t Trust) (Trust, error) {
 
 // TrustEntries lists every trust entry.
 func (s *Store) TrustEntries(ctx context.Context) ([]Trust, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT kind, subject, digest, trusted_at FROM trust ORDER BY kind, subject")
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	out := []Trust{}
-	for rows.Next() {
+	out, err := collect(ctx, s, func(row scanner) (Trust, error) {
 		var t Trust
 		var at int64
-		if err := rows.Scan(&t.Kind, &t.Subject, &t.Digest, &at); err != nil {
-			return nil, s.wrap(err)
-		}
+		err := row.Scan(&t.Kind, &t.Subject, &t.Digest, &at)
 		t.TrustedAt = fromNanos(at)
-		out = append(out, t)
+		return t, err
+	}, "SELECT kind, subject, digest, trusted_at FROM trust ORDER BY kind, subject")
+	if out == nil && err == nil {
+		out = []Trust{} // an empty list, never null, in machine results
 	}
-	return out, s.wrap(rows.Err())
+	return out, err
 }
