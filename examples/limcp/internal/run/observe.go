@@ -140,6 +140,6 @@ type groupTable struct {
 }
 
 func (g *groupTable) members(pgid int) (int, error) {
-	g.once.Do(func() { g.counts, g.err = groupCounts() })
+	g.once.Do(func() { g.counts, g.err = procid.GroupSizes() })
 	return g.counts[pgid], g.err
 }
