@@ -230,9 +230,11 @@ func appendCanonicalSchema(b []byte, s *jsonschema.Schema) ([]byte, bool) {
 // appendCanonicalRaw re-encodes raw JSON canonically (as canonicalJSON does:
 // sorted keys, numbers verbatim).
 func appendCanonicalRaw(b []byte, raw json.RawMessage) ([]byte, bool) {
-	// Compact JSON without objects, escapes or blanks (what Marshal makes
-	// of a plain scalar or list default) is already canonical.
-	if bytes.IndexAny(raw, "{\\ \t\r\n") < 0 && json.Valid(raw) {
+	// Compact ASCII JSON without objects, escapes or blanks (what Marshal
+	// makes of a plain scalar or list default) is already canonical. Not
+	// so raw text holding U+2028, U+2029 or invalid UTF-8, which the
+	// re-encoding escapes or replaces: anything non-ASCII is re-encoded.
+	if plainASCII(raw) && json.Valid(raw) {
 		return append(b, raw...), true
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -242,6 +244,17 @@ func appendCanonicalRaw(b []byte, raw json.RawMessage) ([]byte, bool) {
 		return b, false
 	}
 	return appendCanonicalValue(b, v)
+}
+
+// plainASCII reports whether raw is printable ASCII without '{', '\\' or
+// blanks.
+func plainASCII(raw []byte) bool {
+	for _, c := range raw {
+		if c <= ' ' || c >= utf8.RuneSelf || c == '{' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendCanonicalValue writes a Go value as encoding/json would marshal it

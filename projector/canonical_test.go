@@ -119,6 +119,23 @@ func TestCanonicalFastPath(t *testing.T) {
 			t.Errorf("%+v took the fast path", s)
 		}
 	}
+	// A default given as raw JSON (a schema decoded from JSON rather than
+	// projected) is re-encoded canonically too: U+2028 escaped, invalid
+	// UTF-8 replaced, HTML characters and number spellings kept.
+	for _, raw := range []string{"\"a\u2028b\u2029c\"", "\"a\xffb\"", `"<&>"`, `[1E5,-0,1.50]`, `"é"`, `{"b":1, "a":[true,null]}`, `"tab\tx"`} {
+		s := &jsonschema.Schema{Type: "string", Default: json.RawMessage(raw)}
+		slow, err := canonicalJSON(map[string]any{"verb": "v", "schema": s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, err := canonicalFingerprintInput("v", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(fast) != string(slow) {
+			t.Errorf("raw default %q: fast and general canonical forms differ:\nfast %q\nslow %q", raw, fast, slow)
+		}
+	}
 	if b, ok := appendCanonicalSchema(nil, &jsonschema.Schema{}); !ok || string(b) != "true" {
 		t.Errorf("empty schema: %s", b)
 	}

@@ -86,7 +86,9 @@
 //
 // Dialect pflag (cobra):
 //
-//   - a bool renders --flag for true and --flag=false for false;
+//   - a bool renders as the bare --flag for the value its bare form stores
+//     (true, unless the CLI set another NoOptDefVal) and as --flag=value for
+//     the other; a bool without a no-value default always as --flag=value;
 //   - a stringSlice occurrence is read by pflag as one CSV record, so each
 //     value is CSV-quoted ("a,b" stays one value; a quote is doubled), and
 //     the empty list renders as --flag= (an empty record);

@@ -128,3 +128,15 @@ func ExampleInventory() {
 	//   by action: cobra:positional=2 pflag:int=2 pflag:string=2 pflag:stringArray=2
 	//   by type: array of string=2 integer=2 string=3 unrepresentable=1
 }
+
+// A dynamic parameter's content (a playbook file's bytes) is fingerprinted
+// on its own: equal bytes, equal fingerprint; any edit, a different one.
+func ExampleContentFingerprint() {
+	v1 := projector.ContentFingerprint([]byte("args:\n  scope: string\n"))
+	v2 := projector.ContentFingerprint([]byte("args:\n  scope: string\n  depth: int\n"))
+	fmt.Println(v1)
+	fmt.Println(v1 == projector.ContentFingerprint([]byte("args:\n  scope: string\n")), v1 != v2)
+	// Output:
+	// pf1-2bab26e63167bf39
+	// true true
+}

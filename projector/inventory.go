@@ -1,7 +1,6 @@
 package projector
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -98,6 +97,9 @@ func Inventory(t *Tree, opts *InventoryOptions) *InventoryReport {
 	if opts == nil {
 		opts = &InventoryOptions{}
 	}
+	if t == nil {
+		t = &Tree{}
+	}
 	r := &InventoryReport{
 		Program: t.Program, Dialect: t.Dialect,
 		Fenced: [][]string{}, CleanCommands: [][]string{}, Unavailable: []UnavailableCommand{},
@@ -161,8 +163,9 @@ func Inventory(t *Tree, opts *InventoryOptions) *InventoryReport {
 				u.Reasons = append(u.Reasons, &UnavailableReason{Param: p.Name, Action: p.Unrepresentable.Action, Type: p.Unrepresentable.Type, Reason: p.Unrepresentable.Reason})
 			}
 		}
-		var ue *UnavailableError
-		if len(u.Reasons) == 0 && !errors.As(err, &ue) {
+		if len(u.Reasons) == 0 {
+			// Not the CLI's doing: an inconsistent model (a bug in the
+			// adapter) still blocks the command, so it is reported.
 			u.Reasons = append(u.Reasons, &UnavailableReason{Reason: err.Error()})
 		}
 		r.Unavailable = append(r.Unavailable, u)

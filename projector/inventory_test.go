@@ -90,6 +90,9 @@ func TestInventory(t *testing.T) {
 }
 
 func TestInventoryEmpty(t *testing.T) {
+	if r := Inventory(nil, nil); r.Commands != 0 || r.Unavailable == nil {
+		t.Errorf("nil tree: %+v", r)
+	}
 	r := Inventory(&Tree{Program: "none"}, nil)
 	if r.Commands != 0 || r.CleanShare != 0 || r.Unavailable == nil || r.Params.ByAction == nil {
 		t.Errorf("%+v", r)

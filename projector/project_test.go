@@ -81,6 +81,10 @@ func TestProjectRules(t *testing.T) {
 		{"a repeated option is an array; min_items raises its lower bound",
 			cmdWith(&Param{Name: "r", Options: []string{"--r"}, Kind: KindString, Arity: ArityRepeated, MinItems: 1, Default: []string{"x"}}),
 			`{"type":"object","properties":{"r":{"type":"array","items":{"type":"string","pattern":"^[^\\x00]*$"},"default":["x"],"minItems":1}},` + closed + `}`},
+		{"min_items raises a one-or-more lower bound, never lowers it",
+			cmdWith(&Param{Name: "p", Options: []string{"--p"}, Kind: KindBoolean, Arity: ArityOneOrMore, MinItems: 2},
+				&Param{Name: "q", Options: []string{"--q"}, Kind: KindBoolean, Arity: ArityExactly, N: 3, MinItems: 2}),
+			`{"type":"object","properties":{"p":{"type":"array","items":{"type":"boolean"},"minItems":2},"q":{"type":"array","items":{"type":"boolean"},"minItems":3,"maxItems":3}},` + closed + `}`},
 		{"required parameters are listed in parser order",
 			cmdWith(
 				&Param{Name: "z", Options: []string{"--z"}, Kind: KindBoolean, Arity: ArityNone, Required: true, FlagValue: true},
@@ -199,6 +203,10 @@ func TestProjectRejectsInconsistentModels(t *testing.T) {
 		{"two variable positionals", cmdWith(&Param{Name: "a", Kind: KindString, Arity: ArityOptional}, &Param{Name: "b", Kind: KindString, Arity: ArityZeroOrMore}), "both take a variable number"},
 		{"an optional fixed positional", cmdWith(&Param{Name: "a", Kind: KindString, Arity: ArityOne}), "not required"},
 		{"a bad pattern", cmdWith(&Param{Name: "a", Options: []string{"--a"}, Kind: KindString, Arity: ArityOne, Pattern: "(unclosed"}), "pattern"},
+		{"exactly zero values", cmdWith(&Param{Name: "a", Options: []string{"--a"}, Kind: KindString, Arity: ArityExactly}), "arity exactly 0"},
+		{"min_items on a scalar", cmdWith(&Param{Name: "a", Options: []string{"--a"}, Kind: KindString, Arity: ArityOne, MinItems: 1}), "not an array"},
+		{"a pattern on a non-string", cmdWith(&Param{Name: "a", Options: []string{"--a"}, Kind: KindInteger, Arity: ArityOne, Pattern: "^1$"}), "has a pattern"},
+		{"a forbidden value of another kind", cmdWith(&Param{Name: "a", Options: []string{"--a"}, Kind: KindInteger, Arity: ArityOne, Forbidden: []any{"--"}}), "forbidden value --: want an integer"},
 		{"a choice outside the constraints", cmdWith(&Param{Name: "a", Options: []string{"--a"}, Kind: KindInteger, Arity: ArityOne, Choices: []any{"x"}}), `choice x`},
 	}
 	for _, tt := range tests {
@@ -209,6 +217,22 @@ func TestProjectRejectsInconsistentModels(t *testing.T) {
 				t.Fatalf("error = %v, want an invalid-model error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestProjectForbiddenOutsideConstraints: a forbidden value need only be of
+// the parameter's kind; that it also fails the pattern or the bounds is no
+// inconsistency (an argparse "--" is forbidden even where a pattern already
+// refuses a leading dash).
+func TestProjectForbiddenOutsideConstraints(t *testing.T) {
+	for _, p := range []*Param{
+		{Name: "s", Options: []string{"--s"}, Kind: KindString, Arity: ArityOneOrMore, Pattern: `^(?:[^\-\x00][^\x00]*)?$`, Forbidden: []any{"--"}},
+		{Name: "n", Options: []string{"--n"}, Kind: KindInteger, Arity: ArityOne, Minimum: f64(10), Forbidden: []any{int64(5)}},
+		{Name: "x", Options: []string{"--x"}, Kind: KindNumber, Arity: ArityOne, Maximum: f64(1), Forbidden: []any{2.5}},
+	} {
+		if _, err := Project(cmdWith(p)); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 // command path: options as --flag=value, then "--" and the positionals.
 // It never lets a caller value occupy an option position.
 //
-// Rendering follows the dialect d (see the package documentation, "Rendering
-// rules"). RenderArgv re-checks every value against the same constraints
+// Rendering follows the dialect d (see the package documentation, section
+// Rendering). RenderArgv re-checks every value against the same constraints
 // [Project] emits — unknown or missing parameters, types, choices, patterns,
 // forbidden values, bounds, item counts, exclusive groups — and returns an
 // [*ArgError] instead of rendering anything doubtful; an unrepresentable
@@ -250,14 +250,8 @@ func scalarText(d Dialect, p *Param, v any, spaced bool) string {
 	case string:
 		return x
 	case bool:
-		if d == DialectArgparse && p.Kind == KindBoolean {
-			// An argparse boolean value (type=bool is not supported) only
-			// arises as a flag; spell it as Python would parse it anyway.
-			if x {
-				return "True"
-			}
-			return "False"
-		}
+		// Only pflag takes a boolean value (--flag=false); an argparse
+		// boolean is always a flag (type=bool is unrepresentable).
 		return strconv.FormatBool(x)
 	case int64:
 		return strconv.FormatInt(x, 10)

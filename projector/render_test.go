@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -81,6 +82,19 @@ func TestRenderArgvRules(t *testing.T) {
 			[]*Param{opt("x", KindNumber, ArityRepeated)}, map[string]any{"x": []any{1e300, 5e-324, 0.1}}, []string{"--x=1e+300", "--x=5e-324", "--x=0.1"}},
 		{"float32 renders the shortest text of the float32 value", DialectPflag,
 			[]*Param{with(opt("f", KindNumber, ArityOne), func(p *Param) { p.Type = "float32" })}, map[string]any{"f": 0.1}, []string{"--f=0.1"}},
+		// 1+2^-24 lies exactly between two float32s: float32() rounds it
+		// to even (1), but its shortest float64 text 1.0000000596046448
+		// lies above the midpoint and would parse at 32 bits as 1+2^-23.
+		{"float32 rounds once, as float32(value) does", DialectPflag,
+			[]*Param{with(opt("f", KindNumber, ArityOne), func(p *Param) { p.Type = "float32" })}, map[string]any{"f": 1 + 0x1p-24}, []string{"--f=1"}},
+		{"a json.Number integer with a zero fraction or an exponent", DialectPflag,
+			[]*Param{opt("n", KindInteger, ArityRepeated)}, map[string]any{"n": []any{json.Number("3.0"), json.Number("1e2"), json.Number("-9007199254740991")}},
+			[]string{"--n=3", "--n=100", "--n=-9007199254740991"}},
+		{"a json.Number number", DialectPflag,
+			[]*Param{opt("x", KindNumber, ArityOne)}, map[string]any{"x": json.Number("2.50")}, []string{"--x=2.5"}},
+		{"an integer choice matches 2.0 and json.Number 2", DialectPflag,
+			[]*Param{with(opt("n", KindInteger, ArityRepeated), func(p *Param) { p.Choices = []any{int64(1), int64(2)} })},
+			map[string]any{"n": []any{2.0, json.Number("2"), 1}}, []string{"--n=2", "--n=2", "--n=1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
@@ -117,6 +131,13 @@ func TestRenderArgvRefuses(t *testing.T) {
 		{"not a choice", DialectPflag, cmdWith(with(opt("a", KindString, ArityOne), func(p *Param) { p.Choices = []any{"x"} })), map[string]any{"a": "y"}, "a", "not one of the choices"},
 		{"pattern mismatch", DialectPflag, cmdWith(with(opt("a", KindString, ArityOne), func(p *Param) { p.Pattern = "^[a-z]+$" })), map[string]any{"a": "A"}, "a", "does not match"},
 		{"NUL byte", DialectPflag, cmdWith(opt("a", KindString, ArityOne)), map[string]any{"a": "x\x00y"}, "a", "pattern"},
+		{"a fractional json.Number for an integer", DialectPflag, cmdWith(opt("a", KindInteger, ArityOne)), map[string]any{"a": json.Number("1.5")}, "a", "want an integer"},
+		{"a json.Number integer beyond int64", DialectPflag, cmdWith(opt("a", KindInteger, ArityOne)), map[string]any{"a": json.Number("1e30")}, "a", "want an integer"},
+		{"a json.Number that overflows float64", DialectPflag, cmdWith(opt("a", KindNumber, ArityOne)), map[string]any{"a": json.Number("1e400")}, "a", "want a number"},
+		{"a number below its minimum", DialectPflag, cmdWith(with(opt("a", KindNumber, ArityOne), func(p *Param) { p.Minimum = f64(-1) })), map[string]any{"a": -1.5}, "a", "below the minimum -1"},
+		{"a number above its maximum", DialectPflag, cmdWith(with(opt("a", KindNumber, ArityRepeated), func(p *Param) { p.Maximum = f64(3.4e38) })), map[string]any{"a": []any{1.0, 1e39}}, "a", "item 1: value 1e+39 is above the maximum"},
+		{"NUL byte even where a pattern admits it", DialectPflag, cmdWith(with(opt("a", KindString, ArityOne), func(p *Param) { p.Pattern = "(?s)^.*$" })), map[string]any{"a": "x\x00y"}, "a", "NUL byte"},
+		{"NUL byte in an item even where a pattern admits it", DialectPflag, cmdWith(with(opt("a", KindString, ArityRepeated), func(p *Param) { p.Pattern = "(?s)^.*$" })), map[string]any{"a": []any{"ok", "\x00"}}, "a", "item 1 contains a NUL byte"},
 		{"forbidden literal", DialectArgparse, cmdWith(with(opt("a", KindString, ArityOne), func(p *Param) { p.Forbidden = []any{"--"} })), map[string]any{"a": "--"}, "a", "misread"},
 		{"not an array", DialectPflag, cmdWith(opt("a", KindString, ArityRepeated)), map[string]any{"a": "x"}, "a", "want an array"},
 		{"too few items", DialectArgparse, cmdWith(opt("a", KindString, ArityOneOrMore)), map[string]any{"a": []any{}}, "a", "fewer than the minimum 1"},

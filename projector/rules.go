@@ -3,7 +3,6 @@ package projector
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 )
 
@@ -115,8 +114,9 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		return nil, modelError(cmd, "parameter %q of kind %s has a pattern", p.Name, p.Kind)
 	}
 	for _, f := range p.Forbidden {
-		probe := scalarRule{kind: p.Kind, pattern: r.item.pattern, min: r.item.min, max: r.item.max}
-		if _, err := probe.check(f); err != nil && !strings.Contains(err.Error(), "pattern") && !strings.Contains(err.Error(), "outside") {
+		// A forbidden value need only be of the parameter's kind: it may
+		// well lie outside the other constraints too.
+		if _, err := r.item.normalize(f); err != nil {
 			return nil, modelError(cmd, "parameter %q: forbidden value %v: %v", p.Name, f, err)
 		}
 	}
@@ -133,44 +133,26 @@ func intPtr(n int) *int { return &n }
 // check validates one scalar value and returns it normalized: a string, a
 // bool, an int64 (integers) or a float64 (numbers).
 func (s *scalarRule) check(v any) (any, error) {
-	var norm any
-	switch s.kind {
-	case KindString:
-		str, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("want a string, got %s", jsonTypeName(v))
+	norm, err := s.normalize(v)
+	if err != nil {
+		return nil, err
+	}
+	switch x := norm.(type) {
+	case string:
+		if !s.pattern.MatchString(x) {
+			return nil, fmt.Errorf("value %s does not match pattern %s", quoteShort(x), s.pattern)
 		}
-		if !s.pattern.MatchString(str) {
-			return nil, fmt.Errorf("value %s does not match pattern %s", quoteShort(str), s.pattern)
+	case int64:
+		if float64(x) < *s.min || float64(x) > *s.max {
+			return nil, fmt.Errorf("value %d is outside [%v, %v]", x, *s.min, *s.max)
 		}
-		norm = str
-	case KindBoolean:
-		b, ok := v.(bool)
-		if !ok {
-			return nil, fmt.Errorf("want a boolean, got %s", jsonTypeName(v))
+	case float64:
+		if s.min != nil && x < *s.min {
+			return nil, fmt.Errorf("value %v is below the minimum %v", x, *s.min)
 		}
-		norm = b
-	case KindInteger:
-		n, ok := asInteger(v)
-		if !ok {
-			return nil, fmt.Errorf("want an integer, got %s", jsonTypeName(v))
+		if s.max != nil && x > *s.max {
+			return nil, fmt.Errorf("value %v is above the maximum %v", x, *s.max)
 		}
-		if float64(n) < *s.min || float64(n) > *s.max {
-			return nil, fmt.Errorf("value %d is outside [%v, %v]", n, *s.min, *s.max)
-		}
-		norm = n
-	case KindNumber:
-		f, ok := asNumber(v)
-		if !ok {
-			return nil, fmt.Errorf("want a number, got %s", jsonTypeName(v))
-		}
-		if s.min != nil && f < *s.min {
-			return nil, fmt.Errorf("value %v is below the minimum %v", f, *s.min)
-		}
-		if s.max != nil && f > *s.max {
-			return nil, fmt.Errorf("value %v is above the maximum %v", f, *s.max)
-		}
-		norm = f
 	}
 	for _, f := range s.forbidden {
 		if sameScalar(f, norm) {
@@ -190,6 +172,35 @@ func (s *scalarRule) check(v any) (any, error) {
 		}
 	}
 	return norm, nil
+}
+
+// normalize checks that v is a JSON value of the rule's kind and returns it
+// as a string, a bool, an int64 (integers) or a float64 (numbers), without
+// applying any other constraint.
+func (s *scalarRule) normalize(v any) (any, error) {
+	switch s.kind {
+	case KindString:
+		if str, ok := v.(string); ok {
+			return str, nil
+		}
+		return nil, fmt.Errorf("want a string, got %s", jsonTypeName(v))
+	case KindBoolean:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("want a boolean, got %s", jsonTypeName(v))
+	case KindInteger:
+		if n, ok := asInteger(v); ok {
+			return n, nil
+		}
+		return nil, fmt.Errorf("want an integer, got %s", jsonTypeName(v))
+	case KindNumber:
+		if f, ok := asNumber(v); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("want a number, got %s", jsonTypeName(v))
+	}
+	return nil, fmt.Errorf("unknown kind %q", s.kind)
 }
 
 func quoteShort(s string) string {

@@ -25,7 +25,9 @@
 // not importing, no such function, the function raising or exiting, or
 // returning something that is not a parser. WalkAll walks many targets in one
 // Python process; Options sets the interpreter, PYTHONPATH, working directory
-// (defaults may depend on it) and a time limit.
+// (defaults may depend on it) and a time limit. The walker runs in its own
+// process group, killed whole on timeout or cancellation, so a factory that
+// hangs leaves no process behind.
 //
 // # The tree
 //
@@ -37,9 +39,11 @@
 // subcommand be omitted. A subcommand's parameters are its own parser's
 // actions in parser order; an ancestor's options are left at their defaults,
 // and an ancestor that requires something before the subcommand name makes
-// the subcommand unavailable. The same parser object reachable at two paths
+// the subcommand unavailable (a required option, a positional, or a required
+// mutually exclusive group). The same parser object reachable at two paths
 // (not as aliases) is an ambiguous nested subparser: both paths are
-// unavailable.
+// unavailable. A subcommand whose parser is one of its own ancestors is a
+// cycle and unavailable.
 //
 // # Actions
 //

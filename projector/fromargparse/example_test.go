@@ -38,3 +38,27 @@ func ExampleWalk() {
 	// python3 -m zipfile ["--create" "out.zip" "a.txt" "b c.txt"]
 	// projector: the root command: parameter "create": item 1: value "--help" does not match pattern ^(?:[^\-\x00][^\x00]*)?$
 }
+
+// Walking several targets costs one Python start-up: the trees come back in
+// the order of the targets, and the inventory says how much of each can be
+// offered.
+func ExampleWalkAll() {
+	targets := []string{"py_compile:main", "ast:main"}
+	trees, err := fromargparse.WalkAll(context.Background(), targets, nil)
+	if err != nil {
+		panic(err)
+	}
+	for i, tree := range trees {
+		r := projector.Inventory(tree, nil)
+		fmt.Printf("%s (%s): %d of %d offerable commands project cleanly\n", targets[i], tree.Program, r.Clean, r.Offerable)
+		for _, u := range r.Unavailable {
+			for _, why := range u.Reasons {
+				fmt.Printf("  %s: %s\n", why.Param, why.Reason)
+			}
+		}
+	}
+	// Output:
+	// py_compile:main (py_compile): 1 of 1 offerable commands project cleanly
+	// ast:main (python -m ast): 0 of 1 offerable commands project cleanly
+	//   infile: type callable argparse.FileType is not a scalar (int, float or str)
+}

@@ -5,12 +5,12 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -32,6 +32,8 @@ type Options struct {
 	// the directory is on sys.path (python3 -c puts it there).
 	Dir string
 	// Timeout bounds one walker run (all its targets together). Default 60 s.
+	// On timeout, as on cancellation of the context, the walker's whole
+	// process group is killed (imported code may have started processes).
 	Timeout time.Duration
 }
 
@@ -70,26 +72,39 @@ func runWalker(ctx context.Context, opts *Options, mode string, request, answer 
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in, err := json.Marshal(request)
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, path, "-c", walkerSource, mode)
+	cmd := exec.CommandContext(runCtx, path, "-c", walkerSource, mode)
 	cmd.Dir = opts.Dir
 	cmd.Env = walkerEnv(opts.PythonPath)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// The walker runs imported code, which may start processes of its
+	// own: on timeout or cancellation the whole process group goes, so a
+	// hung factory leaves nothing behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != syscall.ESRCH {
+			return err
+		}
+		return os.ErrProcessDone // the group is already gone
+	}
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2000 {
 			msg = "…" + msg[len(msg)-2000:]
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s did not finish within %v: %s", path, timeout, msg)}
+		switch {
+		case ctx.Err() != nil:
+			return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s was stopped: the walk was cancelled (%v): %s", path, context.Cause(ctx), msg)}
+		case runCtx.Err() != nil:
+			return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s did not finish within %v (Options.Timeout): %s", path, timeout, msg)}
 		}
 		return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s failed: %v: %s", path, err, msg)}
 	}

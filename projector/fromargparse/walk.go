@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
@@ -120,7 +121,8 @@ type rawSubparsers struct {
 		Aliases []string   `json:"aliases"`
 		Help    *string    `json:"help"`
 		Hidden  bool       `json:"hidden"`
-		SameAs  *string    `json:"same_as"`
+		SameAs  []string   `json:"same_as"` // the first path of a parser object met before (Parser nil)
+		Cycle   bool       `json:"cycle"`   // set (with Parser nil) when the parser object is an ancestor
 		Parser  *rawParser `json:"parser"`
 	} `json:"commands"`
 }
@@ -131,6 +133,17 @@ func buildTree(target string, root *rawParser) *projector.Tree {
 	t := &projector.Tree{Program: root.Prog, Dialect: projector.DialectArgparse}
 	if module, ok := strings.CutSuffix(target, ":__main__"); ok {
 		t.Program = "python3 -m " + module
+	}
+	// A parser object reachable at two paths (not as aliases of one entry)
+	// is ambiguous at both: the walker describes it at the first and
+	// reports the second as the same as the first.
+	type sharing struct {
+		cmd   *projector.Command
+		first []string
+	}
+	var shared []sharing
+	ambiguous := func(class, other string) *projector.Unrepresentable {
+		return &projector.Unrepresentable{Action: class, Reason: fmt.Sprintf("ambiguous nested subparser: the same parser object is also reachable as %q", other)}
 	}
 	var visit func(p *rawParser, path, aliases []string, summary string, hidden bool, ancestors []*rawParser)
 	visit = func(p *rawParser, path, aliases []string, summary string, hidden bool, ancestors []*rawParser) {
@@ -150,31 +163,28 @@ func buildTree(target string, root *rawParser) *projector.Tree {
 				help = firstLine(*sc.Help)
 			}
 			if sc.Parser == nil {
-				same := ""
-				if sc.SameAs != nil {
-					same = *sc.SameAs
+				c := &projector.Command{Path: subPath, Aliases: sc.Aliases, Summary: help, Hidden: sc.Hidden, Runnable: true, Params: []*projector.Param{}}
+				switch {
+				case sc.Cycle:
+					c.Unrepresentable = &projector.Unrepresentable{Action: p.Subparsers.Class, Reason: "the subcommand's parser is one of its own ancestors (a cycle of subparsers)"}
+				case sc.SameAs != nil:
+					c.Unrepresentable = ambiguous(p.Subparsers.Class, strings.Join(sc.SameAs, " "))
+					shared = append(shared, sharing{c, sc.SameAs})
+				default:
+					c.Unrepresentable = &projector.Unrepresentable{Action: p.Subparsers.Class, Reason: "the walker did not describe the subcommand's parser"}
 				}
-				t.Commands = append(t.Commands, &projector.Command{
-					Path: subPath, Aliases: sc.Aliases, Summary: help, Hidden: sc.Hidden, Runnable: true, Params: []*projector.Param{},
-					Unrepresentable: &projector.Unrepresentable{Action: p.Subparsers.Class, Reason: fmt.Sprintf("ambiguous nested subparser: the same parser object is also reachable as %q", same)},
-				})
+				t.Commands = append(t.Commands, c)
 				continue
 			}
 			visit(sc.Parser, subPath, sc.Aliases, help, sc.Hidden, append(append([]*rawParser{}, ancestors...), p))
 		}
 	}
 	visit(root, []string{}, nil, "", false, nil)
-	// A parser reachable at two paths is ambiguous at both: mark the path
-	// seen first too.
-	for _, c := range t.Commands {
-		u := c.Unrepresentable
-		if u == nil || !strings.HasPrefix(u.Reason, "ambiguous nested subparser") {
-			continue
-		}
-		first := strings.TrimSuffix(u.Reason[strings.Index(u.Reason, `"`)+1:], `"`)
-		if other := t.Find(strings.Fields(first)...); other != nil && other.Unrepresentable == nil {
-			other.Unrepresentable = &projector.Unrepresentable{Action: u.Action,
-				Reason: fmt.Sprintf("ambiguous nested subparser: the same parser object is also reachable as %q", strings.Join(c.Path, " "))}
+	for _, s := range shared {
+		for _, other := range t.Commands {
+			if slices.Equal(other.Path, s.first) && other.Unrepresentable == nil {
+				other.Unrepresentable = ambiguous(s.cmd.Unrepresentable.Action, strings.Join(s.cmd.Path, " "))
+			}
 		}
 	}
 	return t
@@ -211,6 +221,11 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("ancestor parser %q has prefix_chars %q", a.Prog, a.PrefixChars)})
 		}
 		fromfile += a.FromfilePrefixChars
+		for _, g := range a.Groups {
+			if g.Required {
+				fail(&projector.Unrepresentable{Reason: fmt.Sprintf("ancestor parser %q requires one of a mutually exclusive group before the subcommand name, which the surface does not render", a.Prog)})
+			}
+		}
 		for i, act := range a.Actions {
 			if a.Subparsers != nil && i == a.Subparsers.Index || known(act) == "help" || known(act) == "version" {
 				continue
@@ -281,7 +296,7 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 			if param, ok := byIndex[i]; ok {
 				members = append(members, param.Name)
 				if g.Required {
-					requiredGroupMember(param, p.Actions[i])
+					requiredGroupMember(param)
 				}
 			}
 		}
@@ -300,13 +315,14 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 // argparse counts a member as given only if its value "is not" its default
 // (object identity), so a value rendered as nothing, or parsed into the very
 // object of the default (CPython caches small ints and one-character
-// strings), leaves the group unsatisfied.
-func requiredGroupMember(param *projector.Param, act *rawAction) {
+// strings), leaves the group unsatisfied. A flag's parsed value is a fresh
+// empty list, never its default, so a flag counts whenever it is rendered:
+// a store_true/store_false flag is narrowed to the one value it spells,
+// a BooleanOptionalAction (which spells both) not at all.
+func requiredGroupMember(param *projector.Param) {
 	if param.Kind == projector.KindBoolean && param.Arity == projector.ArityNone {
 		if len(param.NegOptions) == 0 {
 			param.Choices = []any{param.FlagValue}
-		} else if d, ok := param.Default.(bool); ok {
-			param.Choices = []any{!d}
 		}
 		return
 	}

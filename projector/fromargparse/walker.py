@@ -221,10 +221,6 @@ def _help(parser, action):
         return action.help
 
 
-def _nargs(n):
-    return n
-
-
 def describe(parser, path, seen, ancestors):
     desc = {
         "prog": parser.prog,
@@ -246,7 +242,6 @@ def describe(parser, path, seen, ancestors):
             "option_strings": list(action.option_strings),
             "dest": action.dest,
             "nargs": action.nargs,
-            "const": _value(action.const),
             "default": _default_desc(parser, action),
             "type": _type_desc(action.type),
             "choices": None if cls is argparse._SubParsersAction else _choices_desc(action.choices),
@@ -313,14 +308,16 @@ def _describe_subparsers(parser, action, i, path, seen, ancestors):
         help_text = helps.get(entry["name"])
         entry["help"] = None if help_text is argparse.SUPPRESS else help_text
         entry["hidden"] = help_text is argparse.SUPPRESS
-        if key in seen:
+        # A cycle first: every ancestor is also in seen, and a parser that
+        # contains itself is a cycle, not a second path to one parser.
+        if sub is parser or any(sub is a for a in ancestors):
+            entry["cycle"] = True
+            entry["parser"] = None
+        elif key in seen:
             entry["same_as"] = seen[key]
             entry["parser"] = None
-        elif any(sub is a for a in ancestors) or sub is parser:
-            entry["same_as"] = "an ancestor (cycle)"
-            entry["parser"] = None
         else:
-            seen[key] = " ".join(sub_path)
+            seen[key] = sub_path
             entry["parser"] = describe(sub, sub_path, seen, ancestors + [parser])
         out["commands"].append(entry)
     return out
@@ -333,7 +330,7 @@ def walk(request):
     for target in request["targets"]:
         try:
             parser = get_parser(target)
-            results.append({"target": target, "ok": True, "parser": describe(parser, [], {id(parser): ""}, [])})
+            results.append({"target": target, "ok": True, "parser": describe(parser, [], {id(parser): []}, [])})
         except WalkError as e:
             results.append({"target": target, "ok": False, "kind": e.kind, "message": e.message})
     return {"results": results}

@@ -20,7 +20,7 @@
 // A flag maps by its pflag Value.Type():
 //
 //	string                 string
-//	bool                   boolean (bare --flag for true, --flag=false)
+//	bool                   boolean (bare --flag for its NoOptDefVal, --flag=value otherwise)
 //	int, int64             integer, bounded to ±(2^53-1)
 //	int8, int16, int32     integer with the type's range
 //	uint, uint64           integer ≥ 0 (≤ 2^53-1)

@@ -3,6 +3,7 @@ package fromcobra_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,4 +68,50 @@ func ExampleWalk_unavailable() {
 	fmt.Println(err)
 	// Output:
 	// projector: command "serve": parameter "bind" (action pflag:ip, type ip): pflag value type ip is not in the supported set (string, bool, sized ints and uints, float32/64, count, duration, stringSlice, stringArray, intSlice); command unavailable
+}
+
+// Dynamic parameters: naming a playbook injects that playbook's declared
+// flags into "play". The injector builds a fresh tree per call, performs the
+// CLI's own injection and walks the result; the schema then carries the
+// injected parameters, and the content fingerprint names what was injected.
+func ExampleNewInjector() {
+	playbooks := map[string][]string{"audit": {"scope", "depth"}, "deploy": {"target"}}
+	fresh := func() *cobra.Command {
+		root := &cobra.Command{Use: "li"}
+		root.AddCommand(&cobra.Command{Use: "play PLAYBOOK", Args: cobra.ExactArgs(1), Run: func(*cobra.Command, []string) {}})
+		return root
+	}
+	inject := func(root *cobra.Command, name string) (string, error) {
+		flags, ok := playbooks[name]
+		if !ok {
+			return "", fmt.Errorf("no playbook %q", name)
+		}
+		play, _, err := root.Find([]string{"play"})
+		if err != nil {
+			return "", err
+		}
+		for _, f := range flags {
+			play.Flags().String(f, "", "declared by the playbook")
+		}
+		return projector.ContentFingerprint([]byte(name + ":" + strings.Join(flags, ","))), nil
+	}
+	injector := fromcobra.NewInjector(fresh, []string{"play"}, inject, nil)
+
+	for _, name := range []string{"audit", "deploy"} {
+		cmd, contentFP, err := injector(name)
+		if err != nil {
+			panic(err)
+		}
+		schema, err := projector.Project(cmd)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(name, schema.PropertyOrder, contentFP)
+	}
+	_, _, err := injector("missing")
+	fmt.Println(err)
+	// Output:
+	// audit [depth scope playbook] pf1-5708cb5be96ca34b
+	// deploy [target playbook] pf1-9250544ee20870cb
+	// fromcobra: injecting "missing" into "play": no playbook "missing"
 }

@@ -23,6 +23,7 @@ func FuzzRoundTripCobra(f *testing.F) {
 	}
 	f.Add("--help", "--", int64(math.MaxInt32)+1, math.Copysign(0, -1), true)
 	f.Add("a,b", `"`, int64(-1)<<53, 1e300, false)
+	f.Add("x\r\ny", "", int64(0), 1+0x1p-24, true) // a float32 midpoint: rounded once, to even
 	tree := fixtureTree(f)
 	types, variadic := mustFind(f, tree, "types"), mustFind(f, tree, "variadic")
 	rsTypes, rsVariadic := resolved(f, types), resolved(f, variadic)

@@ -43,9 +43,9 @@ func Walk(root *cobra.Command) (*projector.Tree, error) { return WalkWith(root, 
 // WalkWith calls each command's Args validator with probe argument lists
 // (the validator is a function; calling it is the only way to learn which
 // counts it accepts), and lets cobra merge persistent flags into each
-// command's flag set, as cobra itself does before parsing. Walk a freshly
-// built tree: one that has executed may carry the help command and flags cobra
-// adds at execution.
+// command's flag set, as cobra itself does before parsing; so two walks of
+// one tree must not run at once. Walk a freshly built tree: one that has
+// executed may carry the help command and flags cobra adds at execution.
 func WalkWith(root *cobra.Command, opts *Options) (*projector.Tree, error) {
 	if root == nil {
 		return nil, fmt.Errorf("fromcobra: nil root command")
@@ -86,21 +86,25 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		cmd.Unrepresentable = &projector.Unrepresentable{Reason: "flag parsing is disabled (DisableFlagParsing), so the command reads its argv raw and no schema describes it"}
 		return cmd
 	}
-	n := c.Flags().NFlag() + 8
-	offered := make(map[string]string, n) // flag name -> param name, for offered flags
-	names := make(map[string]string, n)   // param name -> the flag name or Use word that claimed it
-	describe := func(by string, positional bool) string {
-		if positional {
-			return "positional " + by
-		}
-		return "flag --" + by
+	// Sized for a typical command (the walk is most of a full projection's
+	// allocations); they grow beyond that as needed.
+	type claimant struct {
+		by         string // a flag's name or a Use-line word
+		positional bool
 	}
-	claim := func(name, by string, positional bool) {
-		if prev, dup := names[name]; dup && cmd.Unrepresentable == nil {
-			// prev is a flag's name: positionals are claimed after all flags.
-			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("%s and %s both map to parameter name %q", describe(prev, false), describe(by, positional), name)}
+	describe := func(c claimant) string {
+		if c.positional {
+			return "positional " + c.by
 		}
-		names[name] = by
+		return "flag --" + c.by
+	}
+	offered := make(map[string]string, 16)   // flag name -> param name, for offered flags
+	claimed := make(map[string]claimant, 16) // param name -> what claimed it
+	claim := func(name string, c claimant) {
+		if prev, dup := claimed[name]; dup && cmd.Unrepresentable == nil {
+			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("%s and %s both map to parameter name %q", describe(prev), describe(c), name)}
+		}
+		claimed[name] = c
 	}
 	addFlags := func(fs *pflag.FlagSet) {
 		fs.VisitAll(func(f *pflag.Flag) {
@@ -121,7 +125,7 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 			}
 			p := flagParam(f)
 			offered[f.Name] = p.Name
-			claim(p.Name, f.Name, false)
+			claim(p.Name, claimant{by: f.Name})
 			cmd.Params = append(cmd.Params, p)
 		})
 	}
@@ -136,7 +140,7 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		}
 	} else {
 		for _, p := range pos {
-			claim(p.Name, p.Help, true)
+			claim(p.Name, claimant{by: p.Help, positional: true})
 			cmd.Params = append(cmd.Params, p)
 		}
 	}

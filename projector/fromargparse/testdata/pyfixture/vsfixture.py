@@ -134,6 +134,71 @@ def odd():
     return parser
 
 
+def edges():
+    """Constructs at the edge of the projected subset, one subcommand each:
+    the constraints the schema must add for them, and the refusals."""
+    parser = argparse.ArgumentParser(prog="edges")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--version-info", action="store_true")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+
+    # argparse counts a required group's member as given only if its value
+    # "is not" the default: CPython caches small ints and one-character
+    # strings, so --level=5 and --sep=, leave the group unsatisfied.
+    g = sub.add_parser("reqgroup", help="required group members with cached defaults")
+    grp = g.add_mutually_exclusive_group(required=True)
+    grp.add_argument("--level", type=int, default=5)
+    grp.add_argument("--sep", default=",")
+    grp.add_argument("--color", action=argparse.BooleanOptionalAction, default=True)
+    grp.add_argument("--big", type=int, default=1000)
+
+    s = sub.add_parser("star-choices", help="a '*' positional with choices")
+    s.add_argument("colors", nargs="*", choices=["red", "green"])
+
+    o = sub.add_parser("opt-default", help="a '?' positional whose default is not a choice")
+    o.add_argument("size", nargs="?", choices=["s", "m"], default="xl")
+
+    n = sub.add_parser("neg-range", help="negative-number-like option; items with a negative range")
+    n.add_argument("-1", dest="one", action="store_true")
+    n.add_argument("--xs", nargs="+", type=int, choices=range(-100, 100))
+
+    a = sub.add_parser("append-empty", help="append with an empty default list")
+    a.add_argument("--tag", action="append", default=[])
+
+    # Unavailable cases.
+    sub.add_parser("extend-plain", help="extend without nargs").add_argument("--chars", action="extend")
+    sub.add_parser("append-default", help="append to a non-empty default").add_argument("--tag", action="append", default=["x"])
+    sub.add_parser("plus", help="prefix_chars +", prefix_chars="+").add_argument("+x")
+    h = sub.add_parser("hidden-first", help="a hidden positional before a visible one")
+    h.add_argument("secret", nargs="?", help=argparse.SUPPRESS)
+    h.add_argument("name")
+    hg = sub.add_parser("hidden-group", help="a required group with only hidden members")
+    hgrp = hg.add_mutually_exclusive_group(required=True)
+    hgrp.add_argument("--a", help=argparse.SUPPRESS)
+    hgrp.add_argument("--b", help=argparse.SUPPRESS)
+    sub.add_parser("amb", help="an option that is an ambiguous abbreviation in the root").add_argument("--ver")
+    sub.add_parser("empty-choices", help="an empty choices list").add_argument("--c", choices=[])
+    sub.add_parser("float-range", help="a range of choices for a float").add_argument("--f", type=float, choices=range(0, 100))
+
+    # Ancestors that need something before the subcommand name.
+    anc = sub.add_parser("anc", help="a parent with a required option")
+    anc.add_argument("--need", required=True)
+    anc.add_subparsers(dest="a", required=True).add_parser("leaf", help="under a required option")
+    ancg = sub.add_parser("ancgroup", help="a parent with a required exclusive group")
+    agrp = ancg.add_mutually_exclusive_group(required=True)
+    agrp.add_argument("--on", action="store_true")
+    agrp.add_argument("--off", action="store_true")
+    ancg.add_subparsers(dest="g", required=True).add_parser("leaf", help="under a required group")
+    ancp = sub.add_parser("ancpos", help="a parent with a positional")
+    ancp.add_argument("where")
+    ancp.add_subparsers(dest="p", required=True).add_parser("leaf", help="under a positional")
+
+    # A subparser that lists its own parent: a cycle, not a second path.
+    loop = sub.add_parser("loop", help="a group whose subcommand is itself")
+    loop.add_subparsers(dest="l")._name_parser_map["again"] = loop
+    return parser
+
+
 def not_a_parser():
     return 42
 
