@@ -79,16 +79,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.version(ctx)
+	v, err := s.versionOrInitialize(ctx, opts)
 	if err != nil {
 		s.Close()
 		return nil, err
-	}
-	if v == 0 {
-		if v, err = s.initialize(ctx, CurrentVersion); err != nil {
-			s.Close()
-			return nil, err
-		}
 	}
 	switch {
 	case v > CurrentVersion:
@@ -99,6 +93,35 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, &SchemaError{Path: path, Version: v, Current: CurrentVersion, Err: ErrSchemaOutdated}
 	}
 	return s, nil
+}
+
+// versionOrInitialize reads the schema version, creating the store at
+// CurrentVersion when it is new. Concurrent first opens contend for locks
+// SQLite will not wait on: two connections switching a new file to WAL, or
+// a reader meeting that switch, get SQLITE_BUSY at once instead of through
+// the busy handler (waiting could deadlock). So a busy answer here is
+// retried, briefly, until the busy timeout; once the store exists, opens
+// never take this path's write locks again.
+func (s *Store) versionOrInitialize(ctx context.Context, opts Options) (int, error) {
+	busy := BusyTimeout
+	if opts.BusyTimeout > 0 {
+		busy = opts.BusyTimeout
+	}
+	deadline := time.Now().Add(busy)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		v, err := s.version(ctx)
+		if err == nil && v == 0 {
+			v, err = s.initialize(ctx, CurrentVersion)
+		}
+		if !errors.Is(err, ErrBusy) || time.Now().Add(pause).After(deadline) {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, s.wrap(ctx.Err())
+		case <-time.After(pause):
+		}
+	}
 }
 
 // CreateAt creates a new store at path at schema version (1..CurrentVersion)
@@ -161,20 +184,19 @@ func (s *Store) Close() error { return s.db.Close() }
 func (s *Store) Version(ctx context.Context) (int, error) { return s.version(ctx) }
 
 func (s *Store) version(ctx context.Context) (int, error) {
-	var v int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+	// One statement, so both are read from one snapshot: read separately, a
+	// concurrent first open could commit the schema between them, and this
+	// opener would see version 0 and then the new tables, and call a
+	// healthy store somebody else's database.
+	var v, n int
+	if err := s.db.QueryRowContext(ctx,
+		"SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").Scan(&v, &n); err != nil {
 		return 0, s.wrap(err)
 	}
-	if v == 0 {
+	if v == 0 && n > 0 {
 		// A version-0 file is new only if it holds nothing; a SQLite file
 		// with tables of its own is somebody else's database.
-		var n int
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
-			return 0, s.wrap(err)
-		}
-		if n > 0 {
-			return 0, &PathError{Path: s.path, Err: fmt.Errorf("%w: it is a SQLite database holding %d schema objects but no limcp schema version", ErrCorrupt, n)}
-		}
+		return 0, &PathError{Path: s.path, Err: fmt.Errorf("%w: it is a SQLite database holding %d schema objects but no limcp schema version", ErrCorrupt, n)}
 	}
 	return v, nil
 }

@@ -105,26 +105,40 @@ func TestOpen(t *testing.T) {
 		}
 	})
 	t.Run("concurrent first opens create the store once", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "state.db")
-		var wg sync.WaitGroup
-		errs := make(chan error, 8)
-		for i := 0; i < 8; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, err := Open(ctx, path, Options{})
-				if err == nil {
-					_, err = s.Create(ctx, CreateOptions{}, NewRecord{Kind: KindInvocation})
-					s.Close()
+		// The race is in the first moments of a new file (the WAL switch,
+		// the schema commit), so it is run on many fresh files: a single
+		// round missed it most of the time.
+		for round := 0; round < 20; round++ {
+			path := filepath.Join(t.TempDir(), "state.db")
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s, err := Open(ctx, path, Options{})
+					if err == nil {
+						_, err = s.Create(ctx, CreateOptions{}, NewRecord{Kind: KindInvocation})
+						s.Close()
+					}
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatalf("round %d: %v", round, err)
 				}
-				errs <- err
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+			}
+			s, err := Open(ctx, path, Options{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			page, err := s.List(ctx, ListQuery{Limit: 100})
+			s.Close()
+			if err != nil || len(page.Records) != 8 {
+				t.Fatalf("round %d: %d records after 8 concurrent first opens (%v), want 8", round, len(page.Records), err)
 			}
 		}
 	})
