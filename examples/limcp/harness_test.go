@@ -8,12 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/e2e"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
 
@@ -26,28 +25,18 @@ import (
 var limcpBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "limcp-e2e-")
+	bin, cleanup, err := e2e.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	limcpBin = filepath.Join(dir, "limcp")
-	build := exec.Command("go", "build", "-o", limcpBin, ".")
-	// limcp needs no cgo (modernc.org/sqlite is pure Go): a static binary
-	// skips the dynamic loader, a few ms of every cold start.
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building limcp:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	limcpBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
-const tagVar = "LIMCP_E2E_TAG"
+const tagVar = e2e.TagVar
 
 type env struct {
 	t    testing.TB
@@ -281,44 +270,13 @@ func (e *env) writeFile(rel, content string) string {
 }
 
 // tagged lists the live (non-zombie) processes carrying this test's tag.
-func (e *env) tagged() []int {
-	want := []byte(tagVar + "=" + e.home + "\x00")
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
-		if err != nil || !bytes.Contains(append(b, 0), want) {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
-			continue
-		}
-		out = append(out, pid)
-	}
-	return out
-}
+func (e *env) tagged() []int { return e2e.Tagged(e.home) }
 
 // reap kills every process of this test (cleanup).
 func (e *env) reap() {
-	for round := 0; round < 20; round++ {
-		pids := e.tagged()
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if left := e2e.Reap(e.home); len(left) > 0 {
+		e.t.Errorf("processes of this test survive cleanup: %v", left)
 	}
-	e.t.Errorf("processes of this test survive cleanup: %v", e.tagged())
 }
 
 func (e *env) assertNoProcesses(within time.Duration) {

@@ -1,22 +1,19 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/e2e"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 )
 
@@ -29,28 +26,18 @@ import (
 var limcpBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "limcp-server-")
+	bin, cleanup, err := e2e.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	limcpBin = filepath.Join(dir, "limcp")
-	build := exec.Command("go", "build", "-o", limcpBin, "github.com/verbsurface/verbsurface/examples/limcp")
-	// limcp needs no cgo (modernc.org/sqlite is pure Go): a static binary
-	// skips the dynamic loader, a few ms of every cold start.
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building limcp:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	limcpBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
-const tagVar = "LIMCP_E2E_TAG"
+const tagVar = e2e.TagVar
 
 type fixture struct {
 	t    *testing.T
@@ -271,43 +258,12 @@ func (f *fixture) waitTerminal(id string, within time.Duration) record {
 }
 
 // tagged lists the live processes carrying this fixture's tag.
-func (f *fixture) tagged() []int {
-	want := []byte(tagVar + "=" + f.home + "\x00")
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
-		if err != nil || !bytes.Contains(append(b, 0), want) {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
-			continue
-		}
-		out = append(out, pid)
-	}
-	return out
-}
+func (f *fixture) tagged() []int { return e2e.Tagged(f.home) }
 
 func (f *fixture) reap() {
-	for round := 0; round < 20; round++ {
-		pids := f.tagged()
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if left := e2e.Reap(f.home); len(left) > 0 {
+		f.t.Errorf("processes of this test survive cleanup: %v", left)
 	}
-	f.t.Errorf("processes of this test survive cleanup: %v", f.tagged())
 }
 
 func mustJSON(t testing.TB, v any) string {

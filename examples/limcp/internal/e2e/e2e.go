@@ -1,0 +1,85 @@
+// Package e2e is the shared support of limcp's end-to-end tests: it builds
+// the real binary once per test run and finds every process a test started,
+// so "no process survived" is a question /proc can answer. It is imported
+// only by tests.
+//
+// Every process a test starts carries TagVar=<the test's state home> in its
+// environment; workers, providers and delivery processes inherit it.
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// TagVar marks the processes of one test: its value is the test's home.
+const TagVar = "LIMCP_E2E_TAG"
+
+// Build builds limcp into a new temporary directory and returns the binary's
+// path and a cleanup that removes the directory. limcp needs no cgo
+// (modernc.org/sqlite is pure Go), so it is built static: the dynamic loader
+// would add a few ms to every cold start the tests and benchmarks measure.
+func Build() (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "limcp-e2e-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "limcp")
+	build := exec.Command("go", "build", "-o", bin, "github.com/verbsurface/verbsurface/examples/limcp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("building limcp: %w", err)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// Tagged lists the live (non-zombie) processes, other than this one, whose
+// environment carries TagVar=tag.
+func Tagged(tag string) []int {
+	want := []byte(TagVar + "=" + tag + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
+		if err != nil || !bytes.Contains(append(b, 0), want) {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// Reap kills every process tagged tag (a test's cleanup) and returns those
+// that survived a second of trying.
+func Reap(tag string) []int {
+	for round := 0; round < 20; round++ {
+		pids := Tagged(tag)
+		if len(pids) == 0 {
+			return nil
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return Tagged(tag)
+}
