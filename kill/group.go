@@ -182,7 +182,7 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 		return fail(err)
 	}
 
-	empty, members, err := waitEmpty(ctx, h, grace)
+	empty, _, err := waitEmpty(ctx, h, grace)
 	if err != nil {
 		return fail(err)
 	}
@@ -202,7 +202,8 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 		out.Reason = fmt.Sprintf("group %d emptied after SIGTERM, as SIGKILL was due", g.PGID)
 		return out, nil
 	case errors.Is(err, errUnproven):
-		if _, members, err = h.members(); err != nil {
+		_, members, err := h.members()
+		if err != nil {
 			return fail(err)
 		}
 		out.Status = GroupSurvivors
@@ -213,7 +214,7 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 		return fail(err)
 	}
 
-	empty, members, err = waitEmpty(context.Background(), h, killSettle)
+	empty, members, err := waitEmpty(context.Background(), h, killSettle)
 	if err != nil {
 		return fail(err)
 	}

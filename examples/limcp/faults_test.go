@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,10 +108,7 @@ func TestWorkerKilledMidRun(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := e.submit("agent", "echo:delay=60s", "long")
-	r := e.waitStarted(s.ID)
-	if err := syscall.Kill(*r.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	e.vanish(s.ID)
 	e.assertNoProcesses(5 * time.Second)
 	if r := e.status(s.ID); r.Status != "running" {
 		t.Fatalf("job status must not reap; record is %s", r.Status)
@@ -154,10 +150,7 @@ func Test64ConcurrentObservers(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := e.submit("agent", "echo:delay=60s", "long")
-	r := e.waitStarted(s.ID)
-	if err := syscall.Kill(*r.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	e.vanish(s.ID)
 	e.assertNoProcesses(5 * time.Second)
 	var wg sync.WaitGroup
 	results := make([]result, 64)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -244,6 +245,35 @@ func (e *env) waitTerminal(id string) record {
 func (e *env) waitStarted(id string) record {
 	e.t.Helper()
 	return e.waitStatus(id, 30*time.Second, "phase started", func(r record) bool { return r.Phase == "started" })
+}
+
+// waitChildrenStarted waits until the session has at least n children, all
+// in phase started, and returns the session's record.
+func (e *env) waitChildrenStarted(session string, n int) record {
+	e.t.Helper()
+	return e.waitStatus(session, 30*time.Second, fmt.Sprintf("%d started children", n), func(r record) bool {
+		if len(r.Children) < n {
+			return false
+		}
+		for _, c := range r.Children {
+			if e.status(c).Phase != "started" {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// vanish waits for the run to start, then SIGKILLs its worker (and only
+// the worker), leaving a started record with no end: what a crash leaves.
+// It returns the record as it was when started.
+func (e *env) vanish(id string) record {
+	e.t.Helper()
+	r := e.waitStarted(id)
+	if err := syscall.Kill(*r.PID, syscall.SIGKILL); err != nil {
+		e.t.Fatalf("killing the worker of %s: %v", id, err)
+	}
+	return r
 }
 
 // store opens the test's store in-process (for seeding and audit checks).

@@ -58,17 +58,7 @@ func TestKillPlayWithFiveSlowInvocations(t *testing.T) {
     - {id: after, model: echo, prompt: "never", depends_on: [s1, s2, s3, s4, s5]}
 `)
 	s := e.submit("play", "fan5", "go")
-	sess := e.waitStatus(s.Session, 30*time.Second, "5 running invocations", func(r record) bool {
-		if len(r.Children) < 5 {
-			return false
-		}
-		for _, c := range r.Children {
-			if e.status(c).Phase != "started" {
-				return false
-			}
-		}
-		return true
-	})
+	sess := e.waitChildrenStarted(s.Session, 5)
 	if len(e.tagged()) < 11 { // play worker + 5 × (worker, sh, sleep) at least
 		t.Fatalf("only %d processes running before the kill", len(e.tagged()))
 	}

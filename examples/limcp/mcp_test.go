@@ -252,17 +252,7 @@ flow:
 	if strings.Contains(string(r.Results[0].raw), "playbook_changed") {
 		t.Fatalf("the playbook reads as changed: %s", r.raw)
 	}
-	sess := e.waitStatus(s.Session, 30*time.Second, "2 started invocations", func(r record) bool {
-		if len(r.Children) < 2 {
-			return false
-		}
-		for _, k := range r.Children {
-			if e.status(k).Phase != "started" {
-				return false
-			}
-		}
-		return true
-	})
+	sess := e.waitChildrenStarted(s.Session, 2)
 	ids := append([]string{s.ID, s.Session}, sess.Children...)
 	var groups []int
 	for _, id := range ids {

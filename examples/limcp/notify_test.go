@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -228,17 +227,7 @@ func TestNotifyKillOfPlayWithFanout(t *testing.T) {
 `)
 	script, dir := e.recorder()
 	s := e.submit("play", "fan3", "go", "--notify-command", script, "--notify-command", dir)
-	sess := e.waitStatus(s.Session, 30*time.Second, "3 running invocations", func(r record) bool {
-		if len(r.Children) < 3 {
-			return false
-		}
-		for _, c := range r.Children {
-			if e.status(c).Phase != "started" {
-				return false
-			}
-		}
-		return true
-	})
+	sess := e.waitChildrenStarted(s.Session, 3)
 	var rep killReport
 	e.ok(&rep, "kill", s.ID, "--grace", "3s")
 	if len(rep.Reaped) != 5 || len(rep.NotReaped) != 0 {
@@ -269,10 +258,7 @@ func TestNotifyFencedReap(t *testing.T) {
 	e := newEnv(t)
 	script, dir := e.recorder()
 	s := e.submit("agent", "echo:delay=60s", "vanish", "--notify-command", script, "--notify-command", dir)
-	r := e.waitStarted(s.ID)
-	if err := syscall.Kill(*r.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	e.vanish(s.ID)
 	e.assertNoProcesses(5 * time.Second)
 	if n := e.notified(s.ID); n.Status != "running" || len(n.Notify.Deliveries) != 0 {
 		t.Fatalf("before the reap: %s with deliveries %+v; nothing may be announced yet", n.Status, n.Notify.Deliveries)
@@ -295,10 +281,7 @@ func TestNotifyExactlyOnceUnderConcurrentReaps(t *testing.T) {
 	e := newEnv(t)
 	script, dir := e.recorder()
 	s := e.submit("agent", "echo:delay=60s", "vanish", "--notify-command", script, "--notify-command", dir)
-	r := e.waitStarted(s.ID)
-	if err := syscall.Kill(*r.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	e.vanish(s.ID)
 	e.assertNoProcesses(5 * time.Second)
 	var wg sync.WaitGroup
 	for i := 0; i < 12; i++ {
@@ -346,8 +329,7 @@ func TestNotifyHangingCommandDelaysNothing(t *testing.T) {
 
 	// Ended by the fenced reap.
 	reaped := e.submit("agent", "echo:delay=60s", "vanish")
-	r := e.waitStarted(reaped.ID)
-	syscall.Kill(*r.PID, syscall.SIGKILL)
+	r := e.vanish(reaped.ID)
 	for deadline := time.Now().Add(5 * time.Second); procid.Check(procid.Identity{PID: *r.PID, StartTime: *r.StartTime}) != procid.Gone; {
 		if time.Now().After(deadline) {
 			t.Fatal("the killed worker did not go")

@@ -257,9 +257,7 @@ func (f *fixture) waitTerminal(id string, within time.Duration) record {
 	}
 }
 
-// tagged lists the live processes carrying this fixture's tag.
-func (f *fixture) tagged() []int { return e2e.Tagged(f.home) }
-
+// reap kills every process of this fixture (cleanup).
 func (f *fixture) reap() {
 	if left := e2e.Reap(f.home); len(left) > 0 {
 		f.t.Errorf("processes of this test survive cleanup: %v", left)
