@@ -1,15 +1,13 @@
 package flow
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"text/template"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
 // MaxSteps bounds a flow's size.
@@ -48,18 +46,11 @@ var stepIDRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 // step independent.
 func Parse(b []byte) (Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Spec{}, &FieldError{Field: "steps", Msg: "the spec is empty"}
-		}
+	switch err := yamldoc.Decode(b, &s); {
+	case errors.Is(err, yamldoc.ErrEmpty):
+		return Spec{}, &FieldError{Field: "steps", Msg: "the spec is empty"}
+	case err != nil:
 		return Spec{}, &FieldError{Field: "", Msg: err.Error()}
-	}
-	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
-		// A second document ("---") would be silently ignored, and with it
-		// every step it declares.
-		return Spec{}, &FieldError{Field: "", Msg: "the spec holds more than one YAML document"}
 	}
 	if err := s.Validate(); err != nil {
 		return Spec{}, err

@@ -3,7 +3,6 @@ package notify
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/url"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
-	"go.yaml.in/yaml/v3"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
 // The names by which a notify setting is given per run.
@@ -76,9 +75,7 @@ func LoadConfig(home string) (Config, error) {
 		return Config{}, configErr(path, "", "reading it: %v", err)
 	}
 	var c Config
-	dec := yaml.NewDecoder(strings.NewReader(string(b)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+	if err := yamldoc.Decode(b, &c); err != nil && !errors.Is(err, yamldoc.ErrEmpty) {
 		return Config{}, configErr(path, "", "%v", err)
 	}
 	return c, nil

@@ -85,6 +85,7 @@ func TestResolve(t *testing.T) {
 		{name: "a timeout above the bound is refused", config: "notify: {timeout: 1h}", code: machine.InvalidConfig, field: "notify.timeout"},
 		{name: "attempts out of range name the field", config: "notify: {attempts: 11}", code: machine.InvalidConfig, field: "notify.attempts"},
 		{name: "an unknown key is refused", config: "notify: {urls: []}", code: machine.InvalidConfig, field: ""},
+		{name: "a second document is refused, not ignored", config: "notify: {url: 'http://127.0.0.1:3/c'}\n---\nnotify: {command: [nonexistent-xyz]}\n", code: machine.InvalidConfig, field: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package playbook
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/flow"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
-	"go.yaml.in/yaml/v3"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
 // Dir is the playbooks directory under the state home.
@@ -116,17 +115,11 @@ func invalid(path, field, format string, args ...any) error {
 // Parse decodes and validates playbook content read from path.
 func Parse(path string, content []byte) (*Playbook, error) {
 	var pb Playbook
-	dec := yaml.NewDecoder(bytes.NewReader(content))
-	dec.KnownFields(true)
-	if err := dec.Decode(&pb); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, invalid(path, "", "the file is empty")
-		}
+	switch err := yamldoc.Decode(content, &pb); {
+	case errors.Is(err, yamldoc.ErrEmpty):
+		return nil, invalid(path, "", "the file is empty")
+	case err != nil:
 		return nil, invalid(path, "", "%v", err)
-	}
-	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
-		// A second document ("---") would be silently ignored.
-		return nil, invalid(path, "", "the file holds more than one YAML document")
 	}
 	pb.File = path
 	seen := map[string]bool{}

@@ -3,7 +3,6 @@ package provider
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
-	"go.yaml.in/yaml/v3"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
 // EchoName is the built-in provider's name.
@@ -68,9 +67,7 @@ func LoadConfig(home string) (Config, error) {
 		return Config{}, machine.Errorf(machine.InvalidProviderConfig, map[string]any{"file": path, "field": ""}, "reading %s: %v", path, err)
 	}
 	var c Config
-	dec := yaml.NewDecoder(strings.NewReader(string(b)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+	if err := yamldoc.Decode(b, &c); err != nil && !errors.Is(err, yamldoc.ErrEmpty) {
 		return Config{}, machine.Errorf(machine.InvalidProviderConfig, map[string]any{"file": path, "field": ""}, "%s: %v", path, err)
 	}
 	seen := map[string]bool{}

@@ -66,6 +66,7 @@ func TestConfigRules(t *testing.T) {
 	}{
 		{"a malformed file", "providers: [\n", ""},
 		{"an unknown field", "providers:\n  - {name: a, argv: [x], env: [A=b]}\n", ""},
+		{"a second document", "providers:\n  - {name: a, argv: [x]}\n---\nproviders:\n  - {name: b, argv: [y]}\n", ""},
 		{"a bad name", "providers:\n  - {name: Big Agent, argv: [x]}\n", "providers[0].name"},
 		{"echo cannot be redefined", "providers:\n  - {name: echo, argv: [x]}\n", "providers[0].name"},
 		{"a duplicate name", "providers:\n  - {name: a, argv: [x]}\n  - {name: a, argv: [y]}\n", "providers[1].name"},
