@@ -128,7 +128,24 @@ type Param struct {
 	// implies, when the parser cannot be given an empty list (a pflag
 	// stringArray with a non-empty default cannot be emptied from argv).
 	MinItems int `json:"min_items,omitempty"`
+
+	// Path, when set, says the value names a file or directory the CLI
+	// will open (argparse FileType or pathlib.Path, click Path or File, a
+	// cobra flag annotated as a path). The model only records it; a
+	// surface that fronts untrusted callers confines such values to the
+	// roots its operator allows before anything runs.
+	Path PathUse `json:"path,omitempty"`
 }
+
+// PathUse says how a CLI uses a parameter's value as a filesystem path.
+type PathUse string
+
+const (
+	PathNone  PathUse = ""      // not a path
+	PathRead  PathUse = "read"  // a file the CLI reads
+	PathWrite PathUse = "write" // a file the CLI creates or writes
+	PathDir   PathUse = "dir"   // a directory the CLI works in
+)
 
 // Positional reports whether p is a positional parameter.
 func (p *Param) Positional() bool { return len(p.Options) == 0 }
