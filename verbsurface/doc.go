@@ -9,11 +9,14 @@
 //	 "help": true | "VERB" | {"verb": VERB, DYNAMIC_PARAM: VALUE}}
 //
 // At least one of ops and help is present; the envelope is closed at every
-// level. The response is {"status": "success"|"partial", "results": [...],
-// "help": ...}: one result per op, in order, each {ok, op, class, result}
-// or {ok: false, op, class, error}. A malformed envelope or an over-long
-// batch is {"status": "error", "error": {...}} and the MCP result has
-// isError set; nothing runs. It is never a protocol error.
+// level. The response is {"status": "success"|"partial"|"error", "results":
+// [...], "help": ...}: one result per op, in order, each {ok, op, class,
+// result} or {ok: false, op, class, error}. The status counts each op and
+// the help as one part: "success" when every part succeeded, "partial" when
+// at least one succeeded and at least one failed, "error" when none
+// succeeded. A malformed envelope or an over-long batch is {"status":
+// "error", "error": {...}}; nothing runs. The MCP result has isError set
+// exactly when the status is "error". It is never a protocol error.
 //
 // # Embedding
 //

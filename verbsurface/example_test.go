@@ -139,7 +139,7 @@ func ExampleSurface_Handle() {
 	fmt.Println(resp.Status, e.Code, e.Problems[0].Param, e.Problems[1].Param, e.SchemaFingerprint != "", mustMarshal(e.HelpCall))
 	// Output:
 	// {"status":"success","help":{"verbs":["job.status(id, +1) — show one job's status","job.start(name) — start a job"],"next":"{\"help\":\"VERB\"} gives a verb's schema and fingerprint"}}
-	// partial invalid_args nmae name true {"help":"job.start"}
+	// error invalid_args nmae name true {"help":"job.start"}
 }
 
 func mustMarshal(v any) string {

@@ -245,8 +245,8 @@ func TestSessionCatalogHelpRejectRepair(t *testing.T) {
 	// A careless op: wrong names and types, and no fingerprint.
 	args := map[string]any{"modle": "m1", "max_turns": "ten", "prompt": "p", "prompt_file": "/tmp/p", "dry_run": true}
 	rejected, res := send(map[string]any{"ops": []any{map[string]any{"op": "agent.submit", "args": args}}})
-	if res.IsError {
-		t.Error("a rejected op set isError; only a malformed envelope does")
+	if !res.IsError || rejected["status"] != StatusError {
+		t.Errorf("a request whose only op was rejected: isError %v, status %v; want true, error", res.IsError, rejected["status"])
 	}
 	r := result(t, rejected, 0)
 	e := r["error"].(map[string]any)
@@ -283,9 +283,21 @@ func TestSessionMalformedEnvelopeIsAToolError(t *testing.T) {
 			t.Errorf("arguments %v: error %v", args, e)
 		}
 	}
-	_, res := call(t, cs, map[string]any{"ops": []any{map[string]any{"op": "nope"}}})
-	if res.IsError {
-		t.Error("a failed op set isError")
+	// isError follows the status exactly: set when nothing succeeded,
+	// clear when something did.
+	for _, tc := range []struct {
+		args    map[string]any
+		isError bool
+	}{
+		{map[string]any{"ops": []any{map[string]any{"op": "nope"}}}, true},
+		{map[string]any{"help": "nope"}, true},
+		{map[string]any{"ops": []any{map[string]any{"op": "nope"}, map[string]any{"op": "job.list"}}}, false},
+		{map[string]any{"ops": []any{map[string]any{"op": "job.list"}}}, false},
+	} {
+		out, res := call(t, cs, tc.args)
+		if res.IsError != tc.isError || (out["status"] == StatusError) != tc.isError {
+			t.Errorf("arguments %v: isError %v, status %v; want isError %v", tc.args, res.IsError, out["status"], tc.isError)
+		}
 	}
 }
 

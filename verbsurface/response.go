@@ -9,12 +9,13 @@ import (
 // Response statuses.
 const (
 	StatusSuccess = "success" // every op (and the help, if asked) succeeded
-	StatusPartial = "partial" // at least one op or the help failed; the others ran
-	StatusError   = "error"   // the request itself was refused; nothing ran
+	StatusPartial = "partial" // at least one part succeeded and at least one failed
+	StatusError   = "error"   // nothing succeeded: the request was refused, or every op (and the help) failed
 )
 
 // Response is the one tool's answer. Results and Help are present only
-// when ops and help were asked for; Error only when Status is "error".
+// when ops and help were asked for; Error only when the request was refused
+// as a whole (Status is then "error" too).
 type Response struct {
 	Status  string       `json:"status"`
 	Results []*OpResult  `json:"results,omitempty"`
@@ -22,8 +23,10 @@ type Response struct {
 	Error   *ErrorObject `json:"error,omitempty"`
 }
 
-// IsError reports whether the request was refused as a whole (a malformed
-// envelope or too large a batch): the MCP binding sets isError from it.
+// IsError reports whether nothing succeeded: the request was refused as a
+// whole (a malformed envelope, too large a batch), or every op and the help
+// failed. The MCP binding sets isError from it, exactly when the status is
+// "error".
 func (r *Response) IsError() bool { return r.Status == StatusError }
 
 // JSON returns the response as compact JSON, the exact bytes the MCP

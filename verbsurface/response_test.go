@@ -167,3 +167,30 @@ func TestPolicyCannotChangeWhatRuns(t *testing.T) {
 		t.Errorf("commands run (-want +got):\n%s", diff)
 	}
 }
+
+func TestStatusCountsEveryPart(t *testing.T) {
+	fx := newFixture(t)
+	fp := fx.fingerprint(t, "agent.submit")
+	for _, tc := range []struct {
+		name, request, want string
+	}{
+		{"every op succeeded", `{"ops":[{"op":"job.list"}]}`, StatusSuccess},
+		{"ops and help succeeded", `{"ops":[{"op":"job.list"}],"help":true}`, StatusSuccess},
+		{"one op failed, one succeeded", `{"ops":[{"op":"job.list"},{"op":"nope"}]}`, StatusPartial},
+		{"the op succeeded, the help failed", `{"ops":[{"op":"job.list"}],"help":"nope"}`, StatusPartial},
+		{"the op failed, the help succeeded", `{"ops":[{"op":"nope"}],"help":true}`, StatusPartial},
+		{"the only op failed", `{"ops":[{"op":"nope"}]}`, StatusError},
+		{"a spawn without its fingerprint", `{"ops":[{"op":"agent.submit","args":{"model":"m","prompt":"p"}}]}`, StatusError},
+		{"a fenced verb", `{"ops":[{"op":"state.migrate"}]}`, StatusError},
+		{"the only help failed", `{"help":"nope"}`, StatusError},
+		{"help of a fenced verb", `{"help":"state.migrate"}`, StatusError},
+		{"every op and the help failed", `{"ops":[{"op":"nope"},{"op":"agent.submit","args":{}}],"help":"nope"}`, StatusError},
+		{"a spawn with its fingerprint", `{"ops":[{"op":"agent.submit","fingerprint":` + quote(fp) + `,"args":{"model":"m","prompt":"p"}}]}`, StatusSuccess},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fx.do(t, tc.request)["status"]; got != tc.want {
+				t.Errorf("status %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

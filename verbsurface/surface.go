@@ -105,25 +105,45 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 			Problems: problems, Schema: envelopeSchema(s.opts.MaxOps)}}
 	}
 	rs := &requestState{}
-	resp := &Response{Status: StatusSuccess}
+	resp := &Response{}
+	var succeeded, failed int
 	if env.hasOps {
 		resp.Results = make([]*OpResult, 0, len(env.ops))
 		for _, op := range env.ops {
 			r := s.runOp(ctx, rs, op, progress)
-			if !r.OK {
-				resp.Status = StatusPartial
+			if r.OK {
+				succeeded++
+			} else {
+				failed++
 			}
 			resp.Results = append(resp.Results, r)
 		}
 	}
 	if env.help != nil {
 		h, ok := s.help(ctx, rs, env.help)
-		if !ok {
-			resp.Status = StatusPartial
+		if ok {
+			succeeded++
+		} else {
+			failed++
 		}
 		resp.Help = h
 	}
+	resp.Status = statusOf(succeeded, failed)
 	return resp
+}
+
+// statusOf is a request's status from how many of its parts (each op, and
+// the help when asked) succeeded and failed: success when none failed,
+// error when none succeeded, partial otherwise. A request where nothing
+// worked must not read as a half-success to a client that keys on status.
+func statusOf(succeeded, failed int) string {
+	switch {
+	case failed == 0:
+		return StatusSuccess
+	case succeeded == 0:
+		return StatusError
+	}
+	return StatusPartial
 }
 
 func plural(n int, many, one string) string {

@@ -169,7 +169,7 @@ func TestHelpForVerb(t *testing.T) {
 	t.Run("an unavailable verb's help is unavailable_verb naming the parameter", func(t *testing.T) {
 		resp := fx.do(t, `{"help":"net.allow"}`)
 		e := resp["help"].(map[string]any)["error"].(map[string]any)
-		if e["code"] != CodeUnavailableVerb || e["param"] != "cidr" || resp["status"] != StatusPartial {
+		if e["code"] != CodeUnavailableVerb || e["param"] != "cidr" || resp["status"] != StatusError {
 			t.Errorf("help: %v", resp)
 		}
 	})

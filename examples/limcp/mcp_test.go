@@ -361,7 +361,8 @@ func TestMCPHTTPBearerAndBind(t *testing.T) {
 }
 
 // TestLimcpCall: `limcp call` prints the response as compact JSON and
-// exits 0, or 1 when the response's status is "error"; "-" reads stdin;
+// exits 0 for "success", 1 for "error" (nothing succeeded), 2 for
+// "partial"; "-" reads stdin;
 // what is not a JSON object is refused before any server starts.
 func TestLimcpCall(t *testing.T) {
 	t.Parallel()
@@ -372,8 +373,20 @@ func TestLimcpCall(t *testing.T) {
 		t.Fatalf("limcp call help: exit %d\n%s\n%s", code, out, stderr)
 	}
 	out, _, code = e.limcpCall(`{"ops": [{"op": "job.list", "args": {}}, {"op": "no.such", "args": {}}]}`, "-")
-	if code != 0 || !strings.Contains(out, `"status":"partial"`) || !strings.Contains(out, `"unknown_verb"`) {
+	if code != 2 || !strings.Contains(out, `"status":"partial"`) || !strings.Contains(out, `"unknown_verb"`) {
 		t.Fatalf("limcp call - (partial): exit %d\n%s", code, out)
+	}
+	// Requests where nothing succeeded are errors, not half-successes.
+	for _, req := range []string{
+		`{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"p"}}]}`, // no fingerprint
+		`{"ops":[{"op":"nope"}]}`,
+		`{"help":"nope"}`,
+		`{"help":"state.migrate"}`,
+	} {
+		out, _, code = e.limcpCall("", req)
+		if code != 1 || !strings.Contains(out, `"status":"error"`) {
+			t.Errorf("limcp call %s: exit %d (want 1)\n%s", req, code, out)
+		}
 	}
 	out, _, code = e.limcpCall("", `{"ops": []}`)
 	if code != 1 || !strings.Contains(out, `"status":"error"`) || !strings.Contains(out, "malformed_envelope") {

@@ -29,8 +29,10 @@ func (a *app) callCmd() *cobra.Command {
 open an MCP session with it over stdio, call the tool "request" once with
 REQUEST (a JSON object; "-" reads it from stdin), and print the response as
 compact JSON (as is, also with --json: the response is already one JSON
-object). The exit status is 1 when the response's status is "error". The
-server runs with --no-notify: it exits before the runs it submits end.
+object). The exit status follows the response's status: 0 for "success",
+1 for "error" (nothing succeeded), 2 for "partial" (some parts succeeded,
+some failed). The server runs with --no-notify: it exits before the runs it
+submits end.
 
   limcp call '{"help": true}'
   limcp call '{"help": "agent.submit"}'
@@ -76,8 +78,18 @@ func (a *app) call(cmd *cobra.Command, arg string, readOnly bool) error {
 	}
 	a.emitted = true
 	fmt.Fprintf(a.opts.Stdout, "%s\n", resp.JSON)
-	if resp.Status == "error" || resp.IsError {
+	return callExitStatus(resp.Status, resp.IsError)
+}
+
+// callExitStatus maps a response's status to limcp call's exit status: 0
+// success, 1 error, 2 partial, so a script can tell "nothing worked" from
+// "look at the results".
+func callExitStatus(status string, isError bool) error {
+	switch {
+	case status == "error" || isError:
 		return ExitStatus(1)
+	case status == "partial":
+		return ExitStatus(2)
 	}
 	return nil
 }
