@@ -8,14 +8,47 @@ import (
 )
 
 // Tool returns the one tool's definition: name "request", a short
-// description and the envelope's input schema. Nothing in it depends on
-// the registered verbs, so its size is the same for 10 verbs or 600.
+// description, the envelope's input schema, and annotations: the title,
+// and readOnlyHint when the surface admits only observe verbs
+// (Options.ReadOnly, or every registered verb observes); otherwise
+// destructiveHint, since control verbs such as a kill may destroy work.
+// Nothing in it depends on how many verbs are registered, so its size is
+// the same for 10 verbs or 600. The hints are what MCP calls them: hints
+// for a client's interface, never a guarantee a client may rely on for
+// safety; the surface's own checks are the guarantee.
 func (s *Surface) Tool() *mcp.Tool {
+	title := s.opts.Title
+	if title == "" {
+		title = DefaultTitle
+	}
+	// The title is said once, in the tool's own field (annotations.title
+	// is its older spelling), and destructiveHint only where it means
+	// something: every byte here is paid on every request.
+	annotations := &mcp.ToolAnnotations{ReadOnlyHint: s.readOnly()}
+	if !annotations.ReadOnlyHint {
+		destructive := true
+		annotations.DestructiveHint = &destructive
+	}
 	return &mcp.Tool{
 		Name:        ToolName,
+		Title:       title,
 		Description: s.description(),
 		InputSchema: s.EnvelopeSchema(),
+		Annotations: annotations,
 	}
+}
+
+// readOnly reports whether nothing but observe verbs can run.
+func (s *Surface) readOnly() bool {
+	if s.opts.ReadOnly {
+		return true
+	}
+	for _, v := range s.reg.snapshot() {
+		if v.Class != ClassObserve {
+			return false
+		}
+	}
+	return true
 }
 
 // AddRequestTool registers the single tool "request" on server, answered by

@@ -513,3 +513,50 @@ func TestStdioSession(t *testing.T) {
 		t.Errorf("play.submit %v", pr)
 	}
 }
+
+// TestToolAnnotations: the one tool carries a title and says whether it
+// can change anything: readOnlyHint on a read-only surface (and on one
+// whose verbs all observe), destructiveHint otherwise; and a read-only
+// surface refuses every verb that is not an observe verb.
+func TestToolAnnotations(t *testing.T) {
+	full := newFixture(t)
+	ro := newFixture(t, func(c *fixtureConfig) { c.opts.ReadOnly = true; c.opts.Title = "fixture (read-only)" })
+	for _, tc := range []struct {
+		name              string
+		s                 *Surface
+		title             string
+		readOnly, destroy bool
+	}{
+		{"a full surface", full.surface, DefaultTitle, false, true},
+		{"a read-only surface", ro.surface, "fixture (read-only)", true, false},
+		{"a surface whose verbs all observe", syntheticSurface(t, 10), DefaultTitle, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tool struct {
+				Title       string `json:"title"`
+				Annotations struct {
+					ReadOnlyHint    bool  `json:"readOnlyHint"`
+					DestructiveHint *bool `json:"destructiveHint"`
+				} `json:"annotations"`
+			}
+			raw := listedToolBytes(t, tc.s)
+			if err := json.Unmarshal(raw, &tool); err != nil {
+				t.Fatal(err)
+			}
+			destroy := tool.Annotations.DestructiveHint != nil && *tool.Annotations.DestructiveHint
+			if tool.Title != tc.title || tool.Annotations.ReadOnlyHint != tc.readOnly || destroy != tc.destroy {
+				t.Errorf("tool %s", raw)
+			}
+			if len(raw) >= 1024 {
+				t.Errorf("the tools/list entry is %d bytes, over the 1,024-byte budget", len(raw))
+			}
+		})
+	}
+	resp := ro.do(t, `{"ops":[{"op":"job.list"},{"op":"agent.submit","fingerprint":"x","args":{"model":"m","prompt":"p"}}]}`)
+	if r := result(t, resp, 0); r["ok"] != true {
+		t.Errorf("an observe verb on a read-only surface: %v", r)
+	}
+	if r := result(t, resp, 1); errCode(r) != CodePolicyRefused {
+		t.Errorf("a spawn verb on a read-only surface: %v", r)
+	}
+}

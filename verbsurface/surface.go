@@ -44,7 +44,17 @@ type Options struct {
 	// Description replaces the tool description; keep it short, the whole
 	// tools/list entry must stay under 1,024 bytes.
 	Description string
+	// Title is the tool's human-readable title in its MCP annotations;
+	// empty means [DefaultTitle].
+	Title string
+	// ReadOnly admits only observe verbs (it runs [ReadOnly] before
+	// Policy) and says so in the tool's annotations (readOnlyHint), so a
+	// client can tell a read-only server from a full one before calling.
+	ReadOnly bool
 }
+
+// DefaultTitle is the tool's title when Options.Title is empty.
+const DefaultTitle = "CLI request"
 
 // Surface answers the one tool's requests against a [Registry]. It is safe
 // for concurrent use.
@@ -276,6 +286,12 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	// policy that wrongly writes to op.Args cannot slip an unvalidated
 	// value past validation.
 	normalized := p.validator.normalizeArgs(args)
+	if s.opts.ReadOnly {
+		if err := ReadOnly(ctx, PolicyOp{Verb: v.Name, Class: v.Class, Args: args}); err != nil {
+			return fail(&ErrorObject{Code: CodePolicyRefused,
+				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)})
+		}
+	}
 	if s.opts.Policy != nil {
 		if err := s.opts.Policy(ctx, PolicyOp{Verb: v.Name, Class: v.Class, Args: args}); err != nil {
 			return fail(&ErrorObject{Code: CodePolicyRefused,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 )
@@ -193,8 +194,13 @@ their lifecycle in a local SQLite store, and reports everything as machine
 results with --json.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// --version prints "limcp version V"; `limcp version` is the same
+		// as a command, with a machine result under --json.
+		Version: buildinfo.Version(),
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's own `completion bash|zsh|fish|powershell` is left on: it is
+	// added when the tree executes, so it is never in a walked tree, and
+	// never a verb.
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one machine result (JSON) on stdout; human text goes to stderr")
 	root.PersistentFlags().StringVar(&a.home, "home", "", "state home (default $LIMCP_HOME, else $XDG_STATE_HOME/limcp, else ~/.local/state/limcp)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
@@ -204,7 +210,7 @@ results with --json.`,
 	root.AddCommand(a.scheduleCmd(), a.teamCmd())
 	root.AddCommand(a.stateCmd(), a.pluginCmd(), a.hooksCmd(), a.monitorCmd(), a.statsCmd())
 	root.AddCommand(a.workerCmd(), a.notifyCmd())
-	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd())
+	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd(), a.versionCmd())
 	return root
 }
 

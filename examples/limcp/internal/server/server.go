@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
@@ -90,8 +91,9 @@ const (
 	StoreFile = "state.db"
 )
 
-// Version is the server's MCP implementation version.
-const Version = "v1.0.0"
+// Version is the server's MCP implementation version (serverInfo.version):
+// limcp's own, from the build information, the same `limcp version` prints.
+var Version = buildinfo.Version()
 
 // New builds the server: walks the command tree (excluding ExcludedFlags),
 // registers the verb table, starts the store watcher and the notify
@@ -151,6 +153,8 @@ func New(opts Options) (*Server, error) {
 		Policy:        s.policy,
 		SynonymSunset: SynonymSunset,
 		Now:           opts.Now,
+		Title:         "limcp",
+		ReadOnly:      opts.ReadOnly,
 	})
 	if err != nil {
 		s.Close()

@@ -34,8 +34,10 @@ func ExampleNew() {
 
 	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "request", Arguments: map[string]any{
 		"ops": []any{map[string]any{"op": "state.migrate", "args": map[string]any{}}}}})
-	fmt.Println(res.StructuredContent.(map[string]any)["status"])
-	// Output: partial
+	// The fenced verb is refused, and since nothing else was asked,
+	// nothing succeeded: the status is "error" and isError is set.
+	fmt.Println(res.StructuredContent.(map[string]any)["status"], res.IsError)
+	// Output: error true
 }
 
 // Without a bearer token, only a loopback address is served.
