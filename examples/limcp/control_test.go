@@ -220,3 +220,37 @@ func TestHomeFromEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDoctorSaysAbsent: state doctor says an optional file that is not
+// there is absent, and says "parses" only of a file that exists and parses.
+func TestDoctorSaysAbsent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var doc struct {
+		Healthy bool `json:"healthy"`
+		Checks  []struct{ Name, Status, Detail string }
+	}
+	detail := func(name string) string {
+		for _, c := range doc.Checks {
+			if c.Name == name {
+				return c.Status + ": " + c.Detail
+			}
+		}
+		t.Fatalf("no %s check: %+v", name, doc.Checks)
+		return ""
+	}
+	e.ok(&doc, "state", "doctor")
+	for _, name := range []string{"providers", "config"} {
+		if d := detail(name); !strings.Contains(d, "absent (optional") || strings.Contains(d, "parses") || !doc.Healthy {
+			t.Errorf("%s on a home without the file: %q", name, d)
+		}
+	}
+	e.writeFile("providers.yaml", "providers: []\n")
+	e.writeFile("config.yaml", "notify: {attempts: 2}\n")
+	e.ok(&doc, "state", "doctor")
+	for _, name := range []string{"providers", "config"} {
+		if d := detail(name); !strings.Contains(d, "parses") || strings.Contains(d, "absent") {
+			t.Errorf("%s on a home with the file: %q", name, d)
+		}
+	}
+}

@@ -3,8 +3,10 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,15 +151,21 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 		} else {
 			add("journal_mode", "warn", "journal mode is %q, not wal", mode)
 		}
-		if _, err := provider.LoadConfig(home); err != nil {
+		// Both files are optional: an absent one is said to be absent, not
+		// claimed to parse.
+		if path := filepath.Join(home, provider.ConfigFile); !present(path) {
+			add("providers", "ok", "%s: absent (optional; only the built-in echo provider)", path)
+		} else if _, err := provider.LoadConfig(home); err != nil {
 			add("providers", "fail", "%v", err)
 		} else {
-			add("providers", "ok", "%s parses", filepath.Join(home, provider.ConfigFile))
+			add("providers", "ok", "%s parses", path)
 		}
-		if _, err := notify.Resolve(home, notify.PerRun{}, func(string) string { return "" }); err != nil {
+		if path := filepath.Join(home, notify.ConfigFile); !present(path) {
+			add("config", "ok", "%s: absent (optional; no notify default)", path)
+		} else if _, err := notify.Resolve(home, notify.PerRun{}, func(string) string { return "" }); err != nil {
 			add("config", "fail", "%v", err)
 		} else {
-			add("config", "ok", "%s parses (notify default and policy)", filepath.Join(home, notify.ConfigFile))
+			add("config", "ok", "%s parses (notify default and policy)", path)
 		}
 		if stale, err := st.StaleDeliveries(ctx, notify.SweepGrace, 100); err != nil {
 			return err
@@ -362,4 +370,11 @@ func (a *app) statsCmd() *cobra.Command {
 		})
 	})
 	return c
+}
+
+// present reports whether something exists at path (a file that exists but
+// cannot be read is present: loading it then says why).
+func present(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
