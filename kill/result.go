@@ -75,7 +75,8 @@ const (
 // target: a refusal, a failed delegation, or a group that was not (fully)
 // signalled. Like a runner error (contract C3) it has ErrorCode and
 // ErrorDetails, so a surface can put it in an envelope without knowing this
-// package.
+// package, and ErrorMessage: the sentence without this package's prefix,
+// for a caller who asked for a kill and never saw this package.
 type Error struct {
 	Code    string
 	Message string         // a sentence naming the record and what happened
@@ -84,6 +85,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string                { return "kill: " + e.Message }
+func (e *Error) ErrorMessage() string         { return e.Message }
 func (e *Error) ErrorCode() string            { return e.Code }
 func (e *Error) ErrorDetails() map[string]any { return e.Details }
 func (e *Error) Unwrap() error                { return e.Err }

@@ -79,3 +79,21 @@ func (e *ArgError) Error() string {
 func modelError(cmd *Command, format string, args ...any) error {
 	return fmt.Errorf("projector: %s: invalid parser model: %s", commandName(cmd.Path), fmt.Sprintf(format, args...))
 }
+
+// InjectionRefusedError is a dynamic parameter's value that the CLI's own
+// injection refused (a playbook that does not exist, or does not parse).
+// Err is the CLI's reason, written for the CLI's user; a surface shows it
+// to its caller as is, without this package's prefix, since the caller
+// named the value and not the code that resolved it.
+type InjectionRefusedError struct {
+	Value string   // the value as given
+	Path  []string // the command the value was to be injected into
+	Err   error    // the CLI's reason
+}
+
+func (e *InjectionRefusedError) Error() string {
+	return fmt.Sprintf("projector: injecting %q into %q: %v", e.Value, strings.Join(e.Path, " "), e.Err)
+}
+
+// Unwrap returns the CLI's reason.
+func (e *InjectionRefusedError) Unwrap() error { return e.Err }

@@ -94,15 +94,25 @@ type coded interface{ ErrorCode() string }
 
 type detailed interface{ ErrorDetails() map[string]any }
 
+// worded is an error that has a sentence for the caller apart from its
+// Error text: Error keeps the package prefix a Go program's logs want
+// ("kill: refused: …"), ErrorMessage drops what only the program knows.
+type worded interface{ ErrorMessage() string }
+
 // executionError converts an executor or handler error into an error
 // object, by these rules in order: an error without a code that wraps
 // context.Canceled or context.DeadlineExceeded is cancelled or timeout;
 // the dispatch codes and cli_error pass through (cli_error with the CLI's
 // own message); any other handler error is handler_error, its own code
 // kept in details; any other executor error is internal_error (an
-// Executor that breaks contract C3), its code kept in details.
+// Executor that breaks contract C3), its code kept in details. The message
+// is the error's ErrorMessage() when it has one, else its Error().
 func executionError(err error, fromHandler bool) *ErrorObject {
 	eo := &ErrorObject{Message: err.Error()}
+	var w worded
+	if errors.As(err, &w) && w.ErrorMessage() != "" {
+		eo.Message = w.ErrorMessage()
+	}
 	var c coded
 	var code string
 	if errors.As(err, &c) {

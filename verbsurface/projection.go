@@ -186,8 +186,16 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 			return nil, &ErrorObject{Code: CodeUnavailableVerb, Param: ue.Param,
 				Message: fmt.Sprintf("%s with %s %s cannot be offered: %s", v.Name, v.Dynamic.Param, short(value), ue.Error())}
 		}
+		// The CLI's own refusal is shown as the CLI worded it, without
+		// the Go packages that carried it: the caller named a value, not
+		// the code that resolved it.
+		reason := err
+		var refused *projector.InjectionRefusedError
+		if errors.As(err, &refused) {
+			reason = refused.Err
+		}
 		eo := argsError(v, base, nil, CodeInvalidArgs, []Problem{{Param: v.Dynamic.Param, Rule: RuleInjection,
-			Reason: fmt.Sprintf("%s could not be resolved: %v", short(value), err)}})
+			Reason: fmt.Sprintf("%s could not be resolved: %v", short(value), reason)}})
 		return nil, eo
 	}
 	if cmd == nil {

@@ -79,7 +79,10 @@ type Preparer func(ctx context.Context, args map[string]any) (prepared map[strin
 // error carries. An error implementing ErrorCode() string whose code is one
 // of the surface's codes (for example a dispatch failure or cli_error) keeps
 // that code; any other error is reported as handler_error with the
-// handler's own code in details.
+// handler's own code in details. The error's message is its
+// ErrorMessage() string when it has that method (a sentence for the
+// caller, without the Go package prefix its Error text carries), else its
+// Error text.
 type Handler func(ctx context.Context, call *Call) (any, error)
 
 // Call is what a Handler receives.

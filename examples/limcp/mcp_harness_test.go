@@ -70,8 +70,9 @@ type mcpHelp struct {
 
 // mcpClient is one client session with a limcp MCP server.
 type mcpClient struct {
-	t  testing.TB
-	cs *mcp.ClientSession
+	t    testing.TB
+	cs   *mcp.ClientSession
+	home string // the server's state home: never named in an answer's words
 }
 
 // serverLog collects a server's stderr for failure messages.
@@ -105,7 +106,7 @@ func (e *env) dialStdio(opts *mcp.ClientOptions, extraEnv []string, args ...stri
 		e.t.Fatalf("starting limcp mcp: %v\n%s", err, log)
 	}
 	e.t.Cleanup(func() { cs.Close() })
-	return &mcpClient{t: e.t, cs: cs}
+	return &mcpClient{t: e.t, cs: cs, home: e.home}
 }
 
 // rawServer is a `limcp mcp` child whose stdin the test holds, so it can
@@ -148,7 +149,7 @@ func (e *env) dialRaw(args ...string) (*mcpClient, *rawServer) {
 	if err != nil {
 		e.t.Fatalf("connecting to limcp mcp: %v\n%s", err, srv.log)
 	}
-	return &mcpClient{t: e.t, cs: cs}, srv
+	return &mcpClient{t: e.t, cs: cs, home: e.home}, srv
 }
 
 // startHTTP starts `limcp --home HOME mcp --http 127.0.0.1:0` (with the
@@ -229,7 +230,7 @@ func (e *env) dialHTTP(url, token string) *mcpClient {
 		e.t.Fatalf("connecting to %s: %v", url, err)
 	}
 	e.t.Cleanup(func() { cs.Close() })
-	return &mcpClient{t: e.t, cs: cs}
+	return &mcpClient{t: e.t, cs: cs, home: e.home}
 }
 
 // call sends one request and decodes the response.
@@ -259,7 +260,51 @@ func (c *mcpClient) call(ctx context.Context, req any) mcpResp {
 		r.Results[i].raw = raws.Results[i]
 	}
 	r.raw, r.isError = []byte(text), res.IsError
+	c.checkWords(r.raw)
 	return r
+}
+
+// internalsRE matches what a caller must never read in an error's words:
+// a Go package of this module speaking in its own voice ("fromcobra: …").
+var internalsRE = regexp.MustCompile(`\b(fromcobra|fromargparse|projector|verbsurface|dispatch|procid|yamldoc|kill|wait|server|cli|store|run|playbook|provider|notify|machine): `)
+
+// checkWords scans every message and reason of a response (what an agent
+// reads as words, not the CLI's data under "result" or a schema's
+// descriptions) for Go package names and the server's state home. Every
+// error the end-to-end suite provokes passes through here.
+func (c *mcpClient) checkWords(raw []byte) {
+	c.t.Helper()
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if k == "result" || k == "schema" {
+					continue
+				}
+				walk(k, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case string:
+			if key != "message" && key != "reason" {
+				return
+			}
+			if m := internalsRE.FindString(x); m != "" {
+				c.t.Errorf("an answer's %s speaks as Go package %q: %s", key, m, x)
+			}
+			if c.home != "" && strings.Contains(x, c.home) {
+				c.t.Errorf("an answer's %s names the server's state home %s: %s", key, c.home, x)
+			}
+		}
+	}
+	walk("", v)
 }
 
 func (c *mcpClient) request(req any) mcpResp {

@@ -551,3 +551,18 @@ func TestMCPLargePromptIsSnapshotted(t *testing.T) {
 		t.Fatalf("snapshots left behind: %v", left)
 	}
 }
+
+// TestHelpForUnknownPlaybookNamesTheUsersThings: help naming a playbook
+// that is not there says so in the caller's words: the playbook's name
+// and where it would be relative to the state home; no Go package and
+// no absolute path of the server (checkWords fails the test otherwise).
+func TestHelpForUnknownPlaybookNamesTheUsersThings(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.dialStdio(nil, nil)
+	r := c.request(map[string]any{"help": map[string]any{"verb": "play.submit", "playbook": "nope"}})
+	raw := string(r.raw)
+	if r.Status != "error" || !strings.Contains(raw, `playbook \"nope\" not found`) || !strings.Contains(raw, "playbooks/nope.playbook.yaml") {
+		t.Fatalf("help for a missing playbook: %s", raw)
+	}
+}

@@ -285,13 +285,17 @@ func TestPlaybookErrorsNameFileAndField(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &env{t: t, home: e.home}
 			name := fmt.Sprintf("bad%d", i)
-			path := e.writeFile("playbooks/"+name+".playbook.yaml", tt.content)
+			e.writeFile("playbooks/"+name+".playbook.yaml", tt.content)
 			r := e.fail("invalid_playbook", "play", name, "go")
-			if !strings.Contains(string(r.Error.Details), `"field":"`+tt.field+`"`) || !strings.Contains(string(r.Error.Details), path) {
-				t.Fatalf("details %s do not name file %s and field %q", r.Error.Details, path, tt.field)
+			// The file is named relative to the state home: these errors
+			// reach MCP callers, who name playbooks, not server paths.
+			shown := "playbooks/" + name + ".playbook.yaml"
+			details := string(r.Error.Details)
+			if !strings.Contains(details, `"field":"`+tt.field+`"`) || !strings.Contains(details, `"file":"`+shown+`"`) || strings.Contains(details, e.home) {
+				t.Fatalf("details %s do not name file %s and field %q", details, shown, tt.field)
 			}
-			if !strings.Contains(r.Error.Message, path) {
-				t.Fatalf("message %q does not name the file", r.Error.Message)
+			if !strings.Contains(r.Error.Message, shown) || strings.Contains(r.Error.Message, e.home) {
+				t.Fatalf("message %q does not name the file as %s", r.Error.Message, shown)
 			}
 		})
 	}

@@ -113,5 +113,5 @@ func ExampleNewInjector() {
 	// Output:
 	// audit [depth scope playbook] pf1-5708cb5be96ca34b
 	// deploy [target playbook] pf1-9250544ee20870cb
-	// fromcobra: injecting "missing" into "play": no playbook "missing"
+	// projector: injecting "missing" into "play": no playbook "missing"
 }

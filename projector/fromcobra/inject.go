@@ -23,7 +23,9 @@ type InjectFunc func(root *cobra.Command, value string) (contentFingerprint stri
 // A fresh tree per call matters: injection adds flags, and a tree reused
 // across calls would still carry the previous value's flags. NewInjector does
 // not cache; caching, if any, belongs to the caller and must be keyed on the
-// injected content (DESIGN 1.3).
+// injected content (DESIGN 1.3). An error from inject is returned as a
+// *projector.InjectionRefusedError, so a surface can show the CLI's own
+// reason to the caller who named the value.
 func NewInjector(fresh func() *cobra.Command, path []string, inject InjectFunc, opts *Options) projector.Injector {
 	path = append([]string(nil), path...)
 	return func(value string) (*projector.Command, string, error) {
@@ -33,7 +35,7 @@ func NewInjector(fresh func() *cobra.Command, path []string, inject InjectFunc, 
 		}
 		fp, err := inject(root, value)
 		if err != nil {
-			return nil, "", fmt.Errorf("fromcobra: injecting %q into %q: %w", value, strings.Join(path, " "), err)
+			return nil, "", &projector.InjectionRefusedError{Value: value, Path: path, Err: err}
 		}
 		if fp == "" {
 			return nil, "", fmt.Errorf("fromcobra: injecting %q into %q: the inject function returned no content fingerprint", value, strings.Join(path, " "))

@@ -79,23 +79,26 @@ func Load(home, name string) (*Playbook, []byte, error) {
 			"playbook name %q is not a valid name (letters, digits, '_', '.', '-'; no path separators)", name)
 	}
 	path := Path(home, name)
+	// Messages name the file relative to the state home: they reach MCP
+	// callers, who name playbooks, not the server's directories.
+	shown := filepath.Join(Dir, name+Suffix)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, machine.Errorf(machine.PlaybookNotFound, map[string]any{"playbook": name, "file": path},
-			"playbook %q not found: no file %s", name, path)
+		return nil, nil, machine.Errorf(machine.PlaybookNotFound, map[string]any{"playbook": name, "file": shown},
+			"playbook %q not found: the state home has no %s (`state list` names the playbooks there)", name, shown)
 	}
 	if err != nil {
-		return nil, nil, invalid(path, "", "cannot read: %v", err)
+		return nil, nil, invalid(shown, "", "cannot read: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
 	content, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
-		return nil, nil, invalid(path, "", "cannot read: %v", err)
+		return nil, nil, invalid(shown, "", "cannot read: %v", errors.Unwrap(err))
 	}
 	if len(content) > MaxSize {
-		return nil, nil, invalid(path, "", "file is larger than %d bytes", MaxSize)
+		return nil, nil, invalid(shown, "", "file is larger than %d bytes", MaxSize)
 	}
-	pb, err := Parse(path, content)
+	pb, err := Parse(shown, content)
 	if err != nil {
 		return nil, nil, err
 	}
