@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
@@ -56,8 +55,10 @@ flow:
 	_, _, err := playbook.Load(home, "audit")
 	me, _ := machine.As(err)
 	fmt.Println(me.Code, me.Details.(map[string]any)["field"])
-	fmt.Println(strings.ReplaceAll(me.Message, home, "HOME"))
+	// The file is named relative to the state home, never by the
+	// absolute path: the message may reach an MCP caller.
+	fmt.Println(me.Message)
 	// Output:
 	// invalid_playbook args[0].default
-	// invalid playbook HOME/playbooks/audit.playbook.yaml: field args[0].default: default 5 is not one of the choices [1 2 3]
+	// invalid playbook playbooks/audit.playbook.yaml: field args[0].default: default 5 is not one of the choices [1 2 3]
 }
