@@ -26,9 +26,10 @@ const (
 // Observation is the lifecycle authority's view of one record at one moment.
 // It is also the JSON shape of one entry of `limcp job observe --json`.
 type Observation struct {
-	ID               string    `json:"id"`              // the id as the caller gave it
-	Error            *IDError  `json:"error,omitempty"` // set when the id could not be observed; every other field is then zero
-	Kind             string    `json:"kind"`            // invocation, session, play, ...
+	ID               string    `json:"id"`                  // the id as the caller gave it
+	RecordID         string    `json:"record_id,omitempty"` // the record's full id when ID is a prefix of it; empty when ID is already full
+	Error            *IDError  `json:"error,omitempty"`     // set when the id could not be observed; every other field is then zero
+	Kind             string    `json:"kind"`                // invocation, session, play, ...
 	Label            string    `json:"label"`
 	Status           string    `json:"status"`
 	Terminal         bool      `json:"terminal"`

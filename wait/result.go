@@ -20,8 +20,8 @@ type Result struct {
 	// snapshot that saw a pending id counts). Expiry is not an error.
 	TimedOut bool `json:"timed_out"`
 
-	// The non-terminal classes, as distinct ids in input order (see
-	// [Classify]).
+	// The non-terminal classes, as distinct full ids in input order (see
+	// [Classify]); two prefixes of one record count once.
 	Pending           []string `json:"pending"`
 	StoppedWithoutEnd []string `json:"stopped_without_end"`
 	UnresolvedSpawn   []string `json:"unresolved_spawn"`
@@ -36,9 +36,13 @@ type Result struct {
 
 // Entry is one requested id as last observed. Error is null unless the id
 // could not be observed, in which case every other field is zero and the
-// outcome is none.
+// outcome is none. ID is the record's full id whenever the authority
+// resolved one, so an entry and every other result name a run alike;
+// Requested is the id as the caller gave it, present only when it differs
+// (a prefix).
 type Entry struct {
 	ID               string   `json:"id"`
+	Requested        string   `json:"requested,omitempty"`
 	Kind             string   `json:"kind"`
 	Label            string   `json:"label"`
 	Status           string   `json:"status"`
@@ -55,8 +59,13 @@ func entryOf(id string, o Observation, outcomes OutcomeTable) Entry {
 		e := *o.Error // a copy, so the result never aliases the observer's memory
 		return Entry{ID: id, Outcome: OutcomeNone, Error: &e}
 	}
+	full, requested := id, ""
+	if o.RecordID != "" && o.RecordID != id {
+		full, requested = o.RecordID, id
+	}
 	return Entry{
-		ID:               id,
+		ID:               full,
+		Requested:        requested,
 		Kind:             o.Kind,
 		Label:            o.Label,
 		Status:           o.Status,

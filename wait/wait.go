@@ -208,13 +208,27 @@ func (l *loop) result(ids []string, observations []Observation, sets Sets) *Resu
 	for i, id := range ids {
 		entries[i] = entryOf(id, observations[byID[id]], l.eff.outcomes)
 	}
+	full := func(requested []string) []string {
+		out := make([]string, 0, len(requested))
+		seen := make(map[string]bool, len(requested))
+		for _, id := range requested {
+			if o := observations[byID[id]]; o.RecordID != "" {
+				id = o.RecordID
+			}
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+		return out
+	}
 	return &Result{
 		Entries:                   entries,
 		AllTerminal:               len(sets.Terminal) == len(l.distinct),
 		TimedOut:                  len(sets.Pending) > 0,
-		Pending:                   sets.Pending,
-		StoppedWithoutEnd:         sets.StoppedWithoutEnd,
-		UnresolvedSpawn:           sets.UnresolvedSpawn,
+		Pending:                   full(sets.Pending),
+		StoppedWithoutEnd:         full(sets.StoppedWithoutEnd),
+		UnresolvedSpawn:           full(sets.UnresolvedSpawn),
 		UnresolvedSpawnAgeSeconds: l.eff.preparingThreshold.Seconds(),
 		MaxWaitSeconds:            l.eff.maxWait.Seconds(),
 		PollIntervalSeconds:       l.eff.pollInterval.Seconds(),

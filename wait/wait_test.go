@@ -764,3 +764,43 @@ func TestWaitResultDoesNotAliasTheObserver(t *testing.T) {
 		t.Errorf("result changed when the observer reused its memory: %+v", res.Entries[0].Error)
 	}
 }
+
+// TestWaitNamesRunsByTheirFullID: when the authority resolves a prefix to a
+// record, the entry carries the record's full id and the prefix as
+// requested, and the partition lists name full ids, once per record even
+// when two prefixes of it were asked for.
+func TestWaitNamesRunsByTheirFullID(t *testing.T) {
+	const full = "d62cd0c5c7ca9b5d"
+	resolve := func(id string) Observation {
+		o := running()
+		if strings.HasPrefix(full, id) {
+			o.RecordID = full
+		}
+		return o
+	}
+	obs := ObserverFunc(func(_ context.Context, ids []string) ([]Observation, error) {
+		out := make([]Observation, len(ids))
+		for i, id := range ids {
+			out[i] = resolve(id)
+			out[i].ID = id
+		}
+		return out, nil
+	})
+	res, err := Wait(context.Background(), obs, []string{"d62cd0c5", "d62cd0c5c7", full}, Options{MaxWait: Seconds(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{
+		{ID: full, Requested: "d62cd0c5"},
+		{ID: full, Requested: "d62cd0c5c7"},
+		{ID: full},
+	}
+	for i, e := range res.Entries {
+		if e.ID != want[i].ID || e.Requested != want[i].Requested {
+			t.Errorf("entry %d: id %q requested %q, want %q %q", i, e.ID, e.Requested, want[i].ID, want[i].Requested)
+		}
+	}
+	if !slices.Equal(res.Pending, []string{full}) {
+		t.Errorf("pending %q, want the full id once", res.Pending)
+	}
+}

@@ -168,8 +168,8 @@ type submitted struct {
 	ID      string `json:"id"`
 	Kind    string `json:"kind"`
 	Phase   string `json:"phase"`
-	PID     int    `json:"pid"`
-	PGID    int    `json:"pgid"`
+	PID     int    `json:"worker_pid"`
+	PGID    int    `json:"worker_pgid"`
 	Session string `json:"session"`
 	Show    string `json:"show"`
 	Prompt  struct {

@@ -566,3 +566,61 @@ func TestHelpForUnknownPlaybookNamesTheUsersThings(t *testing.T) {
 		t.Fatalf("help for a missing playbook: %s", raw)
 	}
 }
+
+// TestIDsAndFieldsAgree: every result names a run by its full id (a
+// prefix given to job.wait comes back as "requested" beside it), and a
+// submit result spells each field one way: worker_pid beside the record's
+// own pid (null until the worker records itself, then equal), and the same
+// prompt_source at the top and inside the record.
+func TestIDsAndFieldsAgree(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.dialStdio(nil, nil)
+	fp := c.help("agent.submit").SchemaFingerprint
+	o := c.op("agent.submit", map[string]any{"model": "echo", "prompt": "ids"}, fp)
+	var sub map[string]any
+	if err := json.Unmarshal(o.Result, &sub); err != nil || o.OK != true {
+		t.Fatalf("agent.submit: %s", o.raw)
+	}
+	id, _ := sub["id"].(string)
+	rec, _ := sub["record"].(map[string]any)
+	prompt, _ := sub["prompt"].(map[string]any)
+	recPrompt, _ := rec["spec"].(map[string]any)["prompt"].(map[string]any)
+	if _, has := sub["pid"]; has || sub["worker_pid"] == nil || len(id) != 16 {
+		t.Errorf("submit result keys: %s", o.Result)
+	}
+	if prompt["prompt_source"] != "prompt" || recPrompt["prompt_source"] != "prompt" {
+		t.Errorf("prompt_source: top %v, record %v; want prompt at both", prompt["prompt_source"], recPrompt["prompt_source"])
+	}
+	var w waitData
+	for !w.AllTerminal {
+		c.must(&w, "job.wait", map[string]any{"ids": []any{id[:8]}, "max_wait_seconds": 10}, "")
+	}
+	var raw struct {
+		Entries []struct {
+			ID        string `json:"id"`
+			Requested string `json:"requested"`
+		} `json:"entries"`
+	}
+	o = c.must(&raw, "job.wait", map[string]any{"ids": []any{id[:8], id}, "max_wait_seconds": 0}, "")
+	if len(raw.Entries) != 2 || raw.Entries[0].ID != id || raw.Entries[0].Requested != id[:8] || raw.Entries[1].ID != id || raw.Entries[1].Requested != "" {
+		t.Errorf("job.wait with a prefix and the full id: %s", o.raw)
+	}
+	var out struct {
+		ID string `json:"id"`
+	}
+	c.must(&out, "job.output", map[string]any{"id": id[:8]}, "")
+	var st struct {
+		Records []struct {
+			ID  string `json:"id"`
+			PID *int   `json:"pid"`
+		} `json:"records"`
+	}
+	c.must(&st, "job.status", map[string]any{"ids": []any{id[:8]}}, "")
+	if out.ID != id || len(st.Records) == 0 || st.Records[0].ID != id {
+		t.Errorf("job.output id %q, job.status %+v; want the full id %s", out.ID, st, id)
+	}
+	if pid := st.Records[0].PID; pid == nil || float64(*pid) != sub["worker_pid"].(float64) {
+		t.Errorf("the started record's pid %v is not the submit's worker_pid %v", pid, sub["worker_pid"])
+	}
+}

@@ -64,8 +64,13 @@ func (o *Observer) observe(ctx context.Context, asGiven string, rec store.Record
 			publishFailed = true
 		}
 	}
+	var full string
+	if rec.ID != asGiven {
+		full = rec.ID
+	}
 	return wait.Observation{
 		ID:               asGiven,
+		RecordID:         full,
 		Kind:             string(rec.Kind),
 		Label:            rec.Label,
 		Status:           string(rec.Status),

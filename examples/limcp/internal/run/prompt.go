@@ -32,7 +32,7 @@ func ReadPrompt(arg string, given bool, file string) (Prompt, error) {
 		return Prompt{}, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "prompt"},
 			"a prompt is required: give PROMPT or --prompt-file")
 	}
-	text, source := arg, "argument"
+	text, source := arg, "prompt"
 	if file != "" {
 		f, err := os.Open(file)
 		if err != nil {

@@ -39,6 +39,6 @@ func ExampleReadPrompt() {
 	_, err = run.ReadPrompt("", false, "")
 	fmt.Println(err)
 	// Output:
-	// 18 argument 6f1fec8e71e7 <nil>
+	// 18 prompt 6f1fec8e71e7 <nil>
 	// a prompt is required: give PROMPT or --prompt-file
 }

@@ -29,15 +29,18 @@ type Common struct {
 
 // Submitted is the machine result of a spawn command: the new record,
 // returned at once (its phase is normally still preparing), with the
-// worker's pid and pgid.
+// worker's pid and pgid. They are named worker_pid and worker_pgid, not
+// pid and pgid, because Record is the store's snapshot: its pid stays null
+// until the worker records its own identity (pid and start time) on
+// start, and then equals worker_pid. The same key never means two things.
 type Submitted struct {
 	ID                  string           `json:"id"`
 	Kind                store.Kind       `json:"kind"`
 	Label               string           `json:"label"`
 	Status              store.Status     `json:"status"`
 	Phase               string           `json:"phase"`
-	PID                 int              `json:"pid"`
-	PGID                int              `json:"pgid"`
+	PID                 int              `json:"worker_pid"`
+	PGID                int              `json:"worker_pgid"`
 	Parent              *string          `json:"parent"`
 	Session             *string          `json:"session,omitempty"` // play: its session
 	Show                *string          `json:"show,omitempty"`    // play with --show: the show's id
