@@ -396,3 +396,50 @@ func TestJobListPaginates(t *testing.T) {
 		t.Fatalf("listed records (-want +got):\n%s", d)
 	}
 }
+
+// TestOutputOfAContainerShowsItsChildren: job output of a play (or a
+// session) returns the outputs of the runs under it, each bounded, in
+// creation order; when together they exceed the budget, it lists every
+// child with the request that reads it instead of cutting some away.
+func TestOutputOfAContainerShowsItsChildren(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.writeFile("playbooks/two.playbook.yaml", "flow: {steps: [{id: a, model: echo, prompt: \"a says {{.prompt}}\"}, {id: b, model: echo, prompt: \"b\", depends_on: [a]}]}\n")
+	var play submitted
+	e.ok(&play, "play", "two", "hello")
+	e.waitTerminal(play.ID)
+	type child struct {
+		ID       string         `json:"id"`
+		Label    string         `json:"label"`
+		Stdout   *string        `json:"stdout"`
+		ReadWith map[string]any `json:"read_with"`
+	}
+	var out struct {
+		ID             string  `json:"id"`
+		Kind           string  `json:"kind"`
+		Children       []child `json:"children"`
+		ChildrenInline bool    `json:"children_inline"`
+	}
+	e.ok(&out, "job", "output", play.ID)
+	if out.Kind != "play" || !out.ChildrenInline || len(out.Children) != 2 || out.Children[0].Label != "a" ||
+		out.Children[0].Stdout == nil || *out.Children[0].Stdout != "a says hello" || !strings.HasPrefix(*out.Children[1].Stdout, "b") {
+		t.Fatalf("job output of a play: %+v", out)
+	}
+
+	// Five children of 20 KiB each: 16 KiB kept of each would still be
+	// 80 KiB together, over the 64 KiB budget.
+	var fan submitted
+	e.ok(&fan, "fanout", "echo", strings.Repeat("x", 20<<10), "-n", "5")
+	e.waitTerminal(fan.ID)
+	out.Children, out.ChildrenInline = nil, false
+	e.ok(&out, "job", "output", fan.ID)
+	if out.ChildrenInline || len(out.Children) != 5 {
+		t.Fatalf("job output of a large fanout: inline %v, %d children", out.ChildrenInline, len(out.Children))
+	}
+	for _, c := range out.Children {
+		args, _ := c.ReadWith["args"].(map[string]any)
+		if c.Stdout != nil || c.ReadWith["op"] != "job.output" || args["id"] != c.ID {
+			t.Errorf("a listed child: %+v", c)
+		}
+	}
+}

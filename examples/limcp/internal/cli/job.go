@@ -87,6 +87,14 @@ type Output struct {
 	StdoutBytes int64        `json:"stdout_bytes"` // the stream's full size
 	StderrBytes int64        `json:"stderr_bytes"`
 	Truncated   bool         `json:"truncated"` // a stream was cut to the cap or to --tail lines
+
+	// Children, for a container (play, session, show), are the runs under
+	// it with their outputs inlined when all of them fit (ChildrenInline),
+	// else each with the request that reads it; ChildrenMore says there
+	// were more than MaxChildrenListed.
+	Children       []ChildOutput `json:"children,omitempty"`
+	ChildrenInline bool          `json:"children_inline,omitempty"`
+	ChildrenMore   bool          `json:"children_more,omitempty"`
 }
 
 func (a *app) jobOutputCmd() *cobra.Command {
@@ -116,11 +124,17 @@ func (a *app) jobOutputCmd() *cobra.Command {
 		o.Stdout, o.StdoutBytes, cut1 = readBounded(filepath.Join(dir, run.StdoutFile), tail)
 		o.Stderr, o.StderrBytes, cut2 = readBounded(filepath.Join(dir, run.StderrFile), tail)
 		o.Truncated = cut1 || cut2
+		if containerKinds[r.Kind] {
+			if o.Children, o.ChildrenInline, o.ChildrenMore, err = childOutputs(cmd.Context(), st, home, r, tail); err != nil {
+				return err
+			}
+		}
 		return a.ok(o, func(w io.Writer) {
 			io.WriteString(w, o.Stdout)
 			if o.Stdout != "" && !strings.HasSuffix(o.Stdout, "\n") {
 				io.WriteString(w, "\n")
 			}
+			writeChildren(w, o.Children, o.ChildrenInline)
 			if o.Stderr != "" {
 				fmt.Fprintf(a.opts.Stderr, "%s", o.Stderr)
 			}
@@ -132,6 +146,11 @@ func (a *app) jobOutputCmd() *cobra.Command {
 // readBounded returns the end of a file: at most OutputCap bytes, and at
 // most tail lines when tail > 0. A missing file is empty.
 func readBounded(path string, tail int) (string, int64, bool) {
+	return readBoundedTo(path, tail, OutputCap)
+}
+
+// readBoundedTo is readBounded with the byte cap given.
+func readBoundedTo(path string, tail int, limit int64) (string, int64, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, false
@@ -142,11 +161,11 @@ func readBounded(path string, tail int) (string, int64, bool) {
 		return "", 0, false
 	}
 	size, cut := fi.Size(), false
-	if size > OutputCap {
-		_, _ = f.Seek(size-OutputCap, io.SeekStart)
+	if size > limit {
+		_, _ = f.Seek(size-limit, io.SeekStart)
 		cut = true
 	}
-	b, _ := io.ReadAll(io.LimitReader(f, OutputCap))
+	b, _ := io.ReadAll(io.LimitReader(f, limit))
 	s := string(b)
 	if tail > 0 {
 		lines := strings.SplitAfter(s, "\n")
