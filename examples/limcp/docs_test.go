@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The READMEs are run as written: every shell block, in order, in a fresh
+// home and a fresh temporary directory, with `limcp` on PATH as
+// `go install ./examples/limcp` would put it. A block a test machine cannot
+// run (one that needs a client such as Claude Code, or a server that runs
+// until stopped) is preceded by a marker line saying why:
+//
+//	<!-- docs-test: skip: needs Claude Code -->
+//
+// A ```sh block runs as a bash script; a ```console block runs the lines
+// that start with "$ " (a line ending in a backslash continues on the
+// next), and the lines between are the output a reader sees, not checked.
+// Each file's blocks share one shell, so a variable one block sets is there
+// in the next, as in a reader's terminal.
+
+const docsSkipMarker = "<!-- docs-test: skip:"
+
+// docBlock is one fenced shell block of a Markdown file.
+type docBlock struct {
+	line int    // the fence's line, 1-based
+	lang string // sh or console
+	text string
+	skip string // the marker's reason, when marked
+}
+
+// docBlocks returns the sh and console blocks of a Markdown file in order.
+func docBlocks(path string) ([]docBlock, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var blocks []docBlock
+	var cur *docBlock
+	var body strings.Builder
+	indent := "" // the fence's own indentation (a block inside a list item)
+	skip := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case cur != nil && trimmed == "```":
+			cur.text = body.String()
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			body.WriteString(strings.TrimPrefix(line, indent) + "\n")
+		case strings.HasPrefix(trimmed, docsSkipMarker):
+			skip = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(trimmed, docsSkipMarker), "-->"))
+		case strings.HasPrefix(trimmed, "```"):
+			lang := strings.TrimPrefix(trimmed, "```")
+			if lang == "sh" || lang == "console" {
+				cur = &docBlock{line: n, lang: lang, skip: skip}
+				indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
+				body.Reset()
+			}
+			skip = ""
+		case trimmed != "":
+			skip = "" // a marker applies to the block right after it
+		}
+	}
+	if cur != nil {
+		return nil, fmt.Errorf("%s:%d: unclosed code block", path, cur.line)
+	}
+	return blocks, sc.Err()
+}
+
+// script is what a block runs in the shell.
+func (b docBlock) script() string {
+	if b.lang == "sh" {
+		return b.text
+	}
+	var out strings.Builder
+	cont := false
+	for _, line := range strings.Split(b.text, "\n") {
+		switch {
+		case cont:
+			out.WriteString(line + "\n")
+		case strings.HasPrefix(line, "$ "):
+			out.WriteString(strings.TrimPrefix(line, "$ ") + "\n")
+		default:
+			continue
+		}
+		cont = strings.HasSuffix(line, "\\")
+	}
+	return out.String()
+}
+
+// TestDocsRunAsWritten runs every shell block of the READMEs.
+func TestDocsRunAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the READMEs' blocks build and run limcp for real")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []struct{ file, dir string }{
+		{"README.md", root},              // the clone's root, where its commands are typed
+		{"examples/limcp/README.md", ""}, // any directory: limcp is on PATH
+	} {
+		t.Run(doc.file, func(t *testing.T) {
+			blocks, err := docBlocks(filepath.Join(root, doc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t)
+			home, bin, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+			if err := os.Symlink(limcpBin, filepath.Join(bin, "limcp")); err != nil {
+				t.Fatal(err)
+			}
+			dir := doc.dir
+			if dir == "" {
+				dir = tmp
+			}
+			var script strings.Builder
+			script.WriteString("set -euo pipefail\n")
+			ran := 0
+			for _, b := range blocks {
+				if b.skip != "" {
+					t.Logf("%s:%d: skipped: %s", doc.file, b.line, b.skip)
+					continue
+				}
+				fmt.Fprintf(&script, "echo '::: %s:%d' >&2\n%s\n", doc.file, b.line, b.script())
+				ran++
+			}
+			if ran == 0 {
+				t.Fatalf("%s has no block that runs", doc.file)
+			}
+			cmd := exec.Command("bash", "-c", script.String())
+			cmd.Dir = dir
+			cmd.Env = docsEnv(e.environ(), home, bin, tmp)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			cmd.Stdin = nil
+			done := make(chan error, 1)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(8 * time.Minute):
+				_ = cmd.Process.Kill()
+				err = fmt.Errorf("timed out: %w", <-done)
+			}
+			if err != nil {
+				t.Fatalf("%s does not run as written (%v); the last block started is the last '::: FILE:LINE' line:\n%s", doc.file, err, tail(out.String(), 6000))
+			}
+		})
+	}
+}
+
+// docsEnv is a reader's fresh environment: a new HOME, TMPDIR and no
+// LIMCP_ variables, limcp first on PATH; the Go caches stay where they
+// are, so `go run` does not rebuild the world.
+func docsEnv(base []string, home, bin, tmp string) []string {
+	keep := map[string]string{}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err == nil {
+			keep[k] = strings.TrimSpace(string(out))
+		}
+	}
+	var env []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "HOME" || k == "TMPDIR" || k == "PATH" || k == "XDG_STATE_HOME":
+		case keep[k] != "":
+		default:
+			env = append(env, kv)
+		}
+	}
+	for k, v := range keep {
+		env = append(env, k+"="+v)
+	}
+	return append(env, "HOME="+home, "TMPDIR="+tmp, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// TestDocBlocks pins how blocks are read: fences, the skip marker (for the
+// next block only), console prompts and continuations.
+func TestDocBlocks(t *testing.T) {
+	md := "intro\n" + docsSkipMarker + " needs a client -->\n```sh\nclaude mcp add x\n```\n" +
+		"```console\n$ limcp agent echo \\\n    hi\nok, started\n$ limcp job list\n```\n" +
+		"```go\nfmt.Println()\n```\n```sh\necho two\n```\n"
+	path := filepath.Join(t.TempDir(), "x.md")
+	if err := os.WriteFile(path, []byte(md), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := docBlocks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 3 || blocks[0].skip != "needs a client" || blocks[1].skip != "" || blocks[2].skip != "" {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	if got, want := blocks[1].script(), "limcp agent echo \\\n    hi\nlimcp job list\n"; got != want {
+		t.Errorf("console script %q, want %q", got, want)
+	}
+}
+
+// TestReposStandAlone: nothing in the repository points outside it (a
+// clone has no ../shared).
+func TestReposStandAlone(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	out, err := exec.Command("git", "-C", root, "grep", "-n", "-I", "-e", "../shared", "--", "*.md", "*.go", ":!*_test.go").CombinedOutput()
+	if err == nil {
+		t.Errorf("files point outside the repository:\n%s", out)
+	}
+}
