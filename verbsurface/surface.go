@@ -44,6 +44,17 @@ type Options struct {
 	// Description replaces the tool description; keep it short, the whole
 	// tools/list entry must stay under 1,024 bytes.
 	Description string
+	// Roots are the directories (absolute; resolved to their real paths
+	// by New, each must exist) under which a caller may name files through
+	// path parameters ([Verb.PathParams], projector.Param.Path). Empty
+	// means no file access at all: every path argument is refused with
+	// rule outside_roots. See "Files and roots" in the package
+	// documentation.
+	Roots []string
+	// NoRootsHint completes the refusal of a path argument when Roots is
+	// empty, telling the caller how the operator enables file access
+	// ("its operator can start it with --root DIR").
+	NoRootsHint string
 }
 
 // Surface answers the one tool's requests against a [Registry]. It is safe
@@ -52,6 +63,7 @@ type Surface struct {
 	reg   *Registry
 	opts  Options
 	cache projectionCache
+	roots []string // Options.Roots, real and sorted
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -73,6 +85,10 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	roots, err := resolveRoots(opts.Roots)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Exec == nil {
 		for _, v := range reg.snapshot() {
 			if v.Handler == nil {
@@ -80,7 +96,7 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 			}
 		}
 	}
-	return &Surface{reg: reg, opts: opts}, nil
+	return &Surface{reg: reg, opts: opts, roots: roots}, nil
 }
 
 // Handle answers one request: arguments is the tool call's raw arguments
@@ -215,7 +231,8 @@ func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []P
 // runOp runs one op through every gate, in this order: resolve the name;
 // project the verb (unavailable, fenced); resolve the dynamic parameter;
 // validate args; ask the policy; check the fingerprint (spawn only);
-// prepare; execute (handler or rendered command).
+// confine path arguments to the roots; prepare; execute (handler or
+// rendered command).
 func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, progress ProgressFunc) *OpResult {
 	res := &OpResult{Op: op.Op, Class: classNone}
 	fail := func(eo *ErrorObject) *OpResult {
@@ -282,6 +299,18 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	// half-submit or half-kill.
 	if v.Class != ClassObserve {
 		ctx = context.WithoutCancel(ctx)
+	}
+	// Caller-named files: opened inside a root and checked before the
+	// preparer or the command sees them; what runs gets the real paths,
+	// and a preparer reads the opened file (OpenConfined).
+	confinedArgs, files, problems := s.confine(pathParams(v, p.cmd), args)
+	if len(problems) > 0 {
+		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
+	}
+	defer closeConfined(files)
+	args = confinedArgs
+	if len(files) > 0 {
+		ctx = context.WithValue(ctx, confinedKey{}, files)
 	}
 	if v.Prepare != nil {
 		prepared, info, cleanup, err := v.Prepare(ctx, args)

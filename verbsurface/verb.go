@@ -53,6 +53,13 @@ type Verb struct {
 	// Dynamic, when set, names the parameter whose value injects more
 	// parameters (a playbook) and the CLI's own injection.
 	Dynamic *Dynamic
+	// PathParams names the parameters (schema names) whose values are
+	// files or directories the CLI opens, and how it uses each. They are
+	// added to what the projected command marks (projector.Param.Path,
+	// set by adapters: fromcobra reads the "verbsurface:path" flag
+	// annotation), and override it; PathNone unmarks a parameter. Every
+	// such argument is confined to Options.Roots before anything runs.
+	PathParams map[string]projector.PathUse
 }
 
 // Dynamic describes a verb's dynamic parameter (DESIGN 2.6).
