@@ -276,3 +276,35 @@ func BenchmarkConfineSmallFile(b *testing.B) {
 		closeConfined(files)
 	}
 }
+
+func TestChainPreparers(t *testing.T) {
+	var order []string
+	step := func(name string, fail bool) Preparer {
+		return func(_ context.Context, args map[string]any) (map[string]any, map[string]any, func(), error) {
+			out := map[string]any{}
+			for k, v := range args {
+				out[k] = v
+			}
+			out[name] = true
+			if fail {
+				return nil, nil, func() { order = append(order, "cleanup "+name) }, errorString("refused by " + name)
+			}
+			return out, map[string]any{name + "_info": 1}, func() { order = append(order, "cleanup "+name) }, nil
+		}
+	}
+	args, info, cleanup, err := ChainPreparers(step("a", false), step("b", false))(context.Background(), map[string]any{})
+	if err != nil || args["a"] != true || args["b"] != true || info["a_info"] != 1 || info["b_info"] != 1 {
+		t.Fatalf("args %v info %v err %v", args, info, err)
+	}
+	cleanup()
+	if strings.Join(order, ",") != "cleanup b,cleanup a" {
+		t.Fatalf("cleanup order %v", order)
+	}
+	order = nil
+	if _, _, _, err := ChainPreparers(step("a", false), step("b", true), step("c", false))(context.Background(), map[string]any{}); err == nil || err.Error() != "refused by b" {
+		t.Fatalf("err %v", err)
+	}
+	if strings.Join(order, ",") != "cleanup b,cleanup a" {
+		t.Fatalf("on error, cleanups %v", order)
+	}
+}

@@ -130,3 +130,38 @@ type paramError interface {
 	error
 	Param() string
 }
+
+// ChainPreparers runs ps in order as one [Preparer]: each gets the args the
+// previous one prepared, their info is merged (a later key wins), and every
+// cleanup of those that ran is run, last first, by the returned cleanup.
+// The first error stops the chain; the cleanups of those that ran are then
+// run at once. A verb with both a prompt and a spec file chains
+// dispatch.PromptSnapshots and dispatch.FileSnapshots this way.
+func ChainPreparers(ps ...Preparer) Preparer {
+	return func(ctx context.Context, args map[string]any) (map[string]any, map[string]any, func(), error) {
+		info := map[string]any{}
+		var cleanups []func()
+		cleanup := func() {
+			for i := len(cleanups) - 1; i >= 0; i-- {
+				cleanups[i]()
+			}
+		}
+		for _, p := range ps {
+			prepared, in, c, err := p(ctx, args)
+			if c != nil {
+				cleanups = append(cleanups, c)
+			}
+			if err != nil {
+				cleanup()
+				return nil, nil, func() {}, err
+			}
+			if prepared != nil {
+				args = prepared
+			}
+			for k, v := range in {
+				info[k] = v
+			}
+		}
+		return args, info, cleanup, nil
+	}
+}
