@@ -5,15 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/flow"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
@@ -79,21 +78,15 @@ func Load(home, name string) (*Playbook, []byte, error) {
 			"playbook name %q is not a valid name (letters, digits, '_', '.', '-'; no path separators)", name)
 	}
 	path := Path(home, name)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	content, err := textfile.Read(path, MaxSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, machine.Errorf(machine.PlaybookNotFound, map[string]any{"playbook": name, "file": path},
 			"playbook %q not found: no file %s", name, path)
-	}
-	if err != nil {
-		return nil, nil, invalid(path, "", "cannot read: %v", err)
-	}
-	defer f.Close()
-	content, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, nil, invalid(path, "", "cannot read: %v", err)
-	}
-	if len(content) > MaxSize {
+	case errors.Is(err, textfile.ErrTooLarge):
 		return nil, nil, invalid(path, "", "file is larger than %d bytes", MaxSize)
+	case err != nil:
+		return nil, nil, invalid(path, "", "cannot read: %v", err)
 	}
 	pb, err := Parse(path, content)
 	if err != nil {
