@@ -225,8 +225,15 @@ func readCallerFile(ctx context.Context, param, path, what string, limit int64, 
 	}
 	if !st.Mode().IsRegular() {
 		kind := "a directory"
-		if !st.IsDir() {
-			kind = fmt.Sprintf("not a regular file (%s)", st.Mode().Type())
+		switch m := st.Mode(); {
+		case m&os.ModeNamedPipe != 0:
+			kind = "not a regular file (a FIFO); nothing was read"
+		case m&os.ModeDevice != 0:
+			kind = "not a regular file (a device); nothing was read"
+		case m&os.ModeSocket != 0:
+			kind = "not a regular file (a socket); nothing was read"
+		case !st.IsDir():
+			kind = fmt.Sprintf("not a regular file (%s)", m.Type())
 		}
 		return nil, bad("is %s", kind)
 	}
