@@ -308,3 +308,33 @@ func TestChainPreparers(t *testing.T) {
 		t.Fatalf("on error, cleanups %v", order)
 	}
 }
+
+// TestConfinementConcurrent: one surface confines many ops at once; each
+// reads its own file through its own opened descriptor (run with -race).
+func TestConfinementConcurrent(t *testing.T) {
+	root := t.TempDir()
+	s := rootsSurface(t, []string{root}, nil)
+	const n = 8
+	done := make(chan error, n)
+	for i := 0; i < n; i++ {
+		p := filepath.Join(root, "f"+string(rune('a'+i)))
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for j := 0; j < 20; j++ {
+				got := readOp(t, s, map[string]any{"file": p})
+				if !got.ok || got.content != p {
+					done <- errorString("op on " + p + " read " + got.content + " " + got.reason)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
