@@ -57,6 +57,12 @@ type PromptSnapshots struct {
 	MaxArgBytes int
 	// Dir is where snapshot files are created (os.TempDir()).
 	Dir string
+	// Open, when set, opens the prompt file instead of opening FileParam's
+	// path (read-only, non-blocking): a surface that has already opened
+	// the caller's file inside its roots hands that file over here
+	// (verbsurface.OpenConfined), so the file read is the file checked.
+	// The file it returns is closed after reading.
+	Open func(ctx context.Context, param, path string) (*os.File, error)
 }
 
 // PromptError is a prompt argument the caller got wrong. Param names the
@@ -149,7 +155,7 @@ func (p PromptSnapshots) Prepare(ctx context.Context, args map[string]any) (prep
 		if !ok {
 			return nil, nil, noop, &PromptError{Parameter: fileName, Reason: fmt.Sprintf("prompt file must be a path string, got %T", fileVal)}
 		}
-		if content, err = p.readPromptFile(fileName, path); err != nil {
+		if content, err = readCallerFile(ctx, fileName, path, "prompt file", p.maxPrompt(), p.Open); err != nil {
 			return nil, nil, noop, err
 		}
 	} else {
@@ -172,7 +178,7 @@ func (p PromptSnapshots) Prepare(ctx context.Context, args map[string]any) (prep
 	if !hasFile && len(content) <= p.maxArg() && !strings.ContainsRune(string(content), 0) {
 		return args, info, noop, nil
 	}
-	snap, err := p.writeSnapshot(content)
+	snap, err := writeSnapshot(p.Dir, "dispatch-prompt-*.txt", content)
 	if err != nil {
 		return nil, nil, noop, err
 	}
@@ -184,21 +190,28 @@ func (p PromptSnapshots) Prepare(ctx context.Context, args map[string]any) (prep
 	return prepared, info, cleanup, nil
 }
 
-// readPromptFile reads the caller's prompt file once, refusing anything
-// that is not a plain, bounded, UTF-8 text file.
-func (p PromptSnapshots) readPromptFile(param, path string) ([]byte, error) {
+// readCallerFile reads the caller's file once, refusing anything that is
+// not a plain, bounded, non-empty UTF-8 text file. what names the file in
+// errors ("prompt file"). open, when set, replaces opening path.
+func readCallerFile(ctx context.Context, param, path, what string, limit int64, open func(context.Context, string, string) (*os.File, error)) ([]byte, error) {
 	bad := func(format string, a ...any) error {
-		return &PromptError{Parameter: param, Reason: fmt.Sprintf("prompt file %q ", path) + fmt.Sprintf(format, a...)}
+		return &PromptError{Parameter: param, Reason: fmt.Sprintf("%s %q ", what, path) + fmt.Sprintf(format, a...)}
 	}
 	if path == "" {
-		return nil, &PromptError{Parameter: param, Reason: "prompt file path is empty"}
+		return nil, &PromptError{Parameter: param, Reason: what + " path is empty"}
 	}
 	if !filepath.IsAbs(path) {
 		return nil, bad("is not an absolute path")
 	}
-	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	// writer forever; the mode check below then refuses it.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	var f *os.File
+	var err error
+	if open != nil {
+		f, err = open(ctx, param, path)
+	} else {
+		// O_NONBLOCK: opening a FIFO for reading would otherwise wait for
+		// a writer forever; the mode check below then refuses it.
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, bad("does not exist")
@@ -212,12 +225,18 @@ func (p PromptSnapshots) readPromptFile(param, path string) ([]byte, error) {
 	}
 	if !st.Mode().IsRegular() {
 		kind := "a directory"
-		if !st.IsDir() {
-			kind = fmt.Sprintf("not a regular file (%s)", st.Mode().Type())
+		switch m := st.Mode(); {
+		case m&os.ModeNamedPipe != 0:
+			kind = "not a regular file (a FIFO); nothing was read"
+		case m&os.ModeDevice != 0:
+			kind = "not a regular file (a device); nothing was read"
+		case m&os.ModeSocket != 0:
+			kind = "not a regular file (a socket); nothing was read"
+		case !st.IsDir():
+			kind = fmt.Sprintf("not a regular file (%s)", m.Type())
 		}
 		return nil, bad("is %s", kind)
 	}
-	limit := p.maxPrompt()
 	content, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, bad("cannot be read: %v", unwrapPath(err))
@@ -234,15 +253,14 @@ func (p PromptSnapshots) readPromptFile(param, path string) ([]byte, error) {
 	return content, nil
 }
 
-// writeSnapshot writes content to a new private file (0600, a name no one
-// else can claim: O_EXCL) and returns its path. On any failure nothing is
-// left behind.
-func (p PromptSnapshots) writeSnapshot(content []byte) (string, error) {
-	dir := p.Dir
+// writeSnapshot writes content to a new private file in dir (0600, a name
+// no one else can claim: O_EXCL) and returns its path. On any failure
+// nothing is left behind.
+func writeSnapshot(dir, pattern string, content []byte) (string, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	f, err := os.CreateTemp(dir, "dispatch-prompt-*.txt")
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return "", fmt.Errorf("dispatch: cannot create a prompt snapshot in %s: %w", dir, err)
 	}

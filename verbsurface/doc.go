@@ -140,8 +140,8 @@
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
 // validate; the [Policy] (with validated args; [ReadOnly] admits only
-// observe verbs); the fingerprint (spawn only); the preparer; then the
-// handler, or the rendered command "PATH... MACHINE_FLAG OPTIONS... --
+// observe verbs); the fingerprint (spawn only); confinement of path
+// arguments to the roots; the preparer; then the handler, or the rendered command "PATH... MACHINE_FLAG OPTIONS... --
 // POSITIONALS..." through the executor. Ops run in order; one failing does
 // not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
 //
@@ -156,6 +156,39 @@
 // Options.Now), resolved to their verb before anything else, and never
 // advertised; from the sunset on they are retired_synonym naming the verb.
 //
+// # Files and roots
+//
+// A parameter whose value names a file or directory the CLI opens is a
+// path parameter: the adapter marks it (projector.Param.Path; fromcobra
+// reads the "verbsurface:path" flag annotation, see
+// fromcobra.AnnotationPath) or the verb declares it ([Verb.PathParams],
+// which a fork uses for a CLI it cannot annotate, and which overrides the
+// tree). Its use is read (a regular file), write (a file to create or
+// replace, in a directory) or dir (a working directory).
+//
+// The operator, who alone is trusted, lists the allowed roots in
+// Options.Roots. After the fingerprint and before the preparer, every path
+// argument is opened inside the root that holds it (os.Root: ".." and
+// symlinks are resolved without leaving the root), without blocking, and
+// judged by what was opened: its real path (the kernel's, on Linux) must lie
+// under a root and outside /proc and /sys (also by filesystem type), and its
+// type must serve the use (a FIFO, device or socket is refused without a
+// byte read). A refusal is invalid_args with rule outside_roots (naming the
+// roots; or, with no roots at all, saying the surface allows no file access
+// and how its operator enables it: Options.NoRootsHint) or unusable_path.
+// What runs gets the real path in place of the caller's, and a preparer
+// reads the very file that was checked through [OpenConfined]
+// (dispatch.PromptSnapshots.Open and dispatch.FileSnapshots.Open take it),
+// so a swap between the check and the read changes nothing.
+//
+// What confinement does not do: a dir or write argument is passed on as a
+// real path, and the CLI opens it again by that name later, so a process
+// that can write inside a root can swap a directory for a symlink in
+// between; a read argument is safe from that only when a preparer reads it
+// through OpenConfined (otherwise the CLI, too, opens the real path again).
+// A device inside a root (a root of "/" holds /dev) is opened, non-blocking
+// and read-only, before it is refused. Roots are resolved once, at New.
+//
 // # Error codes
 //
 // Every error object has a code from this closed set, a one-sentence
@@ -169,7 +202,7 @@
 //   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
 //   - retired_synonym: a v1 name after its sunset; use names the verb.
 //   - unavailable_verb: the verb exists but cannot be offered (an unrepresentable parameter, named in param; a group; an unreadable CLI).
-//   - invalid_args: problems lists every problem with the args (including a preparer's, a dynamic value's, or a handler's refusal of one argument); with schema, schema_fingerprint, help_call.
+//   - invalid_args: problems lists every problem with the args (including a path outside the roots, rule outside_roots, or unusable, rule unusable_path; a preparer's, a dynamic value's, or a handler's refusal of one argument); with schema, schema_fingerprint, help_call.
 //   - missing_fingerprint: a spawn op without fingerprint; with schema, schema_fingerprint, help_call.
 //   - stale_fingerprint: a spawn op whose fingerprint is not the current schema's; with schema, schema_fingerprint, help_call.
 //   - policy_refused: the surface's policy refused the op; the message gives its reason.

@@ -24,6 +24,14 @@ type PolicyOp struct {
 
 // ReadOnly admits only observe verbs: nothing is started, changed or
 // killed through a surface that uses it.
+//
+// It judges verbs by class; it does not make an observe verb's command
+// free of writes. An observe command may still record what it observes as
+// part of the CLI's own lifecycle: limcp's job observe (behind job.wait)
+// records the end of a run whose process is gone, the fenced reap. That is
+// the lifecycle's own bookkeeping, the same record any reader would make,
+// not a change a caller chose; and a CLI that must not write at all (no
+// store on an empty home) has to arrange that in the commands themselves.
 func ReadOnly(_ context.Context, op PolicyOp) error {
 	if op.Class != ClassObserve {
 		return fmt.Errorf("this surface is read-only: %s is a %s verb and only observe verbs may run", op.Verb, op.Class)

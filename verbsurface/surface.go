@@ -51,6 +51,17 @@ type Options struct {
 	// Policy) and says so in the tool's annotations (readOnlyHint), so a
 	// client can tell a read-only server from a full one before calling.
 	ReadOnly bool
+	// Roots are the directories (absolute; resolved to their real paths
+	// by New, each must exist) under which a caller may name files through
+	// path parameters ([Verb.PathParams], projector.Param.Path). Empty
+	// means no file access at all: every path argument is refused with
+	// rule outside_roots. See "Files and roots" in the package
+	// documentation.
+	Roots []string
+	// NoRootsHint completes the refusal of a path argument when Roots is
+	// empty, telling the caller how the operator enables file access
+	// ("its operator can start it with --root DIR").
+	NoRootsHint string
 }
 
 // DefaultTitle is the tool's title when Options.Title is empty.
@@ -62,6 +73,7 @@ type Surface struct {
 	reg   *Registry
 	opts  Options
 	cache projectionCache
+	roots []string // Options.Roots, real and sorted
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -83,6 +95,10 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	roots, err := resolveRoots(opts.Roots)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Exec == nil {
 		for _, v := range reg.snapshot() {
 			if v.Handler == nil {
@@ -90,7 +106,7 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 			}
 		}
 	}
-	return &Surface{reg: reg, opts: opts}, nil
+	return &Surface{reg: reg, opts: opts, roots: roots}, nil
 }
 
 // Handle answers one request: arguments is the tool call's raw arguments
@@ -245,7 +261,8 @@ func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []P
 // runOp runs one op through every gate, in this order: resolve the name;
 // project the verb (unavailable, fenced); resolve the dynamic parameter;
 // validate args; ask the policy; check the fingerprint (spawn only);
-// prepare; execute (handler or rendered command).
+// confine path arguments to the roots; prepare; execute (handler or
+// rendered command).
 func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, progress ProgressFunc) *OpResult {
 	res := &OpResult{Op: op.Op, Class: classNone}
 	fail := func(eo *ErrorObject) *OpResult {
@@ -318,6 +335,18 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	// half-submit or half-kill.
 	if v.Class != ClassObserve {
 		ctx = context.WithoutCancel(ctx)
+	}
+	// Caller-named files: opened inside a root and checked before the
+	// preparer or the command sees them; what runs gets the real paths,
+	// and a preparer reads the opened file (OpenConfined).
+	confinedArgs, files, problems := s.confine(pathParams(v, p.cmd), args)
+	if len(problems) > 0 {
+		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
+	}
+	defer closeConfined(files)
+	args = confinedArgs
+	if len(files) > 0 {
+		ctx = context.WithValue(ctx, confinedKey{}, files)
 	}
 	if v.Prepare != nil {
 		prepared, info, cleanup, err := v.Prepare(ctx, args)

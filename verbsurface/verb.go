@@ -53,6 +53,13 @@ type Verb struct {
 	// Dynamic, when set, names the parameter whose value injects more
 	// parameters (a playbook) and the CLI's own injection.
 	Dynamic *Dynamic
+	// PathParams names the parameters (schema names) whose values are
+	// files or directories the CLI opens, and how it uses each. They are
+	// added to what the projected command marks (projector.Param.Path,
+	// set by adapters: fromcobra reads the "verbsurface:path" flag
+	// annotation), and override it; PathNone unmarks a parameter. Every
+	// such argument is confined to Options.Roots before anything runs.
+	PathParams map[string]projector.PathUse
 }
 
 // Dynamic describes a verb's dynamic parameter (DESIGN 2.6).
@@ -125,4 +132,39 @@ func (f ExecutorFunc) Run(ctx context.Context, argv []string) (json.RawMessage, 
 type paramError interface {
 	error
 	Param() string
+}
+
+// ChainPreparers runs ps in order as one [Preparer]: each gets the args the
+// previous one prepared, their info is merged (a later key wins), and every
+// cleanup of those that ran is run, last first, by the returned cleanup.
+// The first error stops the chain; the cleanups of those that ran are then
+// run at once. A verb with both a prompt and a spec file chains
+// dispatch.PromptSnapshots and dispatch.FileSnapshots this way.
+func ChainPreparers(ps ...Preparer) Preparer {
+	return func(ctx context.Context, args map[string]any) (map[string]any, map[string]any, func(), error) {
+		info := map[string]any{}
+		var cleanups []func()
+		cleanup := func() {
+			for i := len(cleanups) - 1; i >= 0; i-- {
+				cleanups[i]()
+			}
+		}
+		for _, p := range ps {
+			prepared, in, c, err := p(ctx, args)
+			if c != nil {
+				cleanups = append(cleanups, c)
+			}
+			if err != nil {
+				cleanup()
+				return nil, nil, func() {}, err
+			}
+			if prepared != nil {
+				args = prepared
+			}
+			for k, v := range in {
+				info[k] = v
+			}
+		}
+		return args, info, cleanup, nil
+	}
 }

@@ -216,6 +216,15 @@ func TestHomeFromEnvironment(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"home":"`+filepath.Join(xdg, "limcp")+`"`) {
 		t.Fatalf("XDG_STATE_HOME not used: %v %s", err, out)
 	}
+	// state show only reads, so it created nothing; a command that writes
+	// creates the store in that home.
+	if _, err := os.Stat(filepath.Join(xdg, "limcp", "state.db")); !os.IsNotExist(err) {
+		t.Fatalf("state show created the store: %v", err)
+	}
+	cmd = execLimcp(e, []string{"XDG_STATE_HOME=" + xdg}, "--json", "team", "create", "t")
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("team create: %v %s", err, out)
+	}
 	if _, err := os.Stat(filepath.Join(xdg, "limcp", "state.db")); err != nil {
 		t.Fatal(err)
 	}

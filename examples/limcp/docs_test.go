@@ -224,7 +224,7 @@ func TestDocBlocks(t *testing.T) {
 // clone has no ../shared).
 func TestReposStandAlone(t *testing.T) {
 	root, _ := filepath.Abs("../..")
-	out, err := exec.Command("git", "-C", root, "grep", "-n", "-I", "-e", "../shared", "--", "*.md", "*.go", ":!*_test.go").CombinedOutput()
+	out, err := exec.Command("git", "-C", root, "grep", "-n", "-I", "-F", "-e", "../shared", "--", "*.md", "*.go", ":!*_test.go").CombinedOutput()
 	if err == nil {
 		t.Errorf("files point outside the repository:\n%s", out)
 	}

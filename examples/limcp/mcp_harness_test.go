@@ -157,7 +157,12 @@ func (e *env) dialRaw(args ...string) (*mcpClient, *rawServer) {
 // The server is stopped (SIGTERM) at cleanup.
 func (e *env) startHTTP(token string, args ...string) string {
 	e.t.Helper()
-	var extra []string
+	return e.startHTTPEnv(token, nil, args...)
+}
+
+// startHTTPEnv is startHTTP with more environment for the server.
+func (e *env) startHTTPEnv(token string, extra []string, args ...string) string {
+	e.t.Helper()
 	if token != "" {
 		extra = append(extra, "LIMCP_MCP_TOKEN="+token)
 	}

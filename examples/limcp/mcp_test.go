@@ -497,7 +497,7 @@ func TestMCPLargePromptIsSnapshotted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	tmp := t.TempDir()
-	c := e.dialStdio(nil, []string{"TMPDIR=" + tmp})
+	c := e.dialStdio(nil, []string{"TMPDIR=" + tmp}, "--root", e.home) // the prompt_file below is in the home
 	fp := c.help("agent.submit").SchemaFingerprint
 
 	prompt := strings.Repeat("0123456789abcdef", (1<<20)/16)

@@ -51,6 +51,11 @@
 // on another set it is an at-least-one set (Command.AnyRequired). Hidden,
 // deprecated and excluded flags drop out of groups.
 //
+// A flag annotated with [AnnotationPath] ("verbsurface:path": "read",
+// "write" or "dir") is a path parameter: Param.Path records the use, and a
+// surface confines its values to the operator's roots. Nothing else marks
+// a cobra flag as a path; an unannotated string is just a string.
+//
 // # Positionals
 //
 // The Use line names positionals after the command's own name: NAME or

@@ -156,7 +156,29 @@ func flagParam(f *pflag.Flag) *projector.Param {
 	if p.Unrepresentable == nil {
 		flagChoices(f, p)
 	}
+	p.Path = pathUse(f)
 	return p
+}
+
+// AnnotationPath is the flag annotation by which a cobra CLI declares that
+// a flag's value names a file or directory it opens: its first value is
+// "read", "write" or "dir" (projector.PathUse). Set it with
+// cmd.Flags().SetAnnotation(name, fromcobra.AnnotationPath, []string{"read"}).
+const AnnotationPath = "verbsurface:path"
+
+// pathUse reads AnnotationPath. A value that is not one of the three is
+// read as "read", the use a surface checks most strictly short of refusing:
+// a misspelt annotation must not turn the check off.
+func pathUse(f *pflag.Flag) projector.PathUse {
+	v := f.Annotations[AnnotationPath]
+	if len(v) == 0 {
+		return projector.PathNone
+	}
+	switch use := projector.PathUse(v[0]); use {
+	case projector.PathRead, projector.PathWrite, projector.PathDir:
+		return use
+	}
+	return projector.PathRead
 }
 
 // Chooser is implemented by a pflag.Value that accepts only a fixed set of

@@ -96,6 +96,14 @@ func (a *app) store(ctx context.Context) (*store.Store, error) {
 	return a.openStore(ctx, store.Options{})
 }
 
+// readStore opens the store for a command that only reads: on a home with
+// no store yet it answers from an empty store in memory and creates
+// nothing (store.Options.NoCreate), so observing never writes a home into
+// being (`limcp mcp --read-only` on an empty home stays empty).
+func (a *app) readStore(ctx context.Context) (*store.Store, error) {
+	return a.openStore(ctx, store.Options{NoCreate: true})
+}
+
 func (a *app) openStore(ctx context.Context, o store.Options) (*store.Store, error) {
 	if a.st != nil {
 		return a.st, nil

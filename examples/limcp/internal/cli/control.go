@@ -176,7 +176,7 @@ starts what is due. Without --cwd the command runs in the current directory.
 func (a *app) scheduleListCmd() *cobra.Command {
 	c := &cobra.Command{Use: "list", Short: "list schedules", Args: cobra.NoArgs}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -199,7 +199,7 @@ func (a *app) scheduleListCmd() *cobra.Command {
 func (a *app) scheduleShowCmd() *cobra.Command {
 	c := &cobra.Command{Use: "show NAME", Short: "show one schedule", Args: cobra.ExactArgs(1)}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -322,7 +322,7 @@ func (a *app) teamCreateCmd() *cobra.Command {
 func (a *app) teamListCmd() *cobra.Command {
 	c := &cobra.Command{Use: "list", Short: "list team boards", Args: cobra.NoArgs}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -376,7 +376,7 @@ func (a *app) teamReadCmd() *cobra.Command {
 		if limit < 1 || limit > 1000 {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "limit"}, "--limit %d is out of range 1..1000", limit)
 		}
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}

@@ -37,7 +37,7 @@ func (a *app) jobStatusCmd() *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 	}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -109,7 +109,7 @@ func (a *app) jobOutputCmd() *cobra.Command {
 		if tail < 0 {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "tail"}, "--tail %d is negative", tail)
 		}
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func (a *app) jobListCmd() *cobra.Command {
 		if limit < 1 || limit > store.MaxListLimit {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "limit"}, "--limit %d is out of range 1..%d", limit, store.MaxListLimit)
 		}
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -258,7 +258,7 @@ ambiguous ids are per-id errors, not a failure of the command.`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -300,7 +300,7 @@ Expiry is not an error. The window and poll interval are clamped (window
 	c.Flags().Float64Var(&maxWait, "max-wait-seconds", wait.DefaultMaxWait.Seconds(), "how long to wait at most, in seconds (0: one snapshot)")
 	c.Flags().Float64Var(&poll, "poll-interval-seconds", wait.DefaultPollInterval.Seconds(), "seconds between observations")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}

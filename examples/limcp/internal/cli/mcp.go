@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -18,6 +19,7 @@ import (
 func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, tokenFile string
 	var readOnly, noNotify bool
+	var roots []string
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: `serve limcp's verbs as one MCP tool, "request" (stdio, or --http ADDR)`,
@@ -32,6 +34,12 @@ token is configured ($` + server.TokenEnv + ` or --token-file); with a token,
 every request must carry "Authorization: Bearer TOKEN". --read-only admits
 only observe verbs.
 
+Files a caller names (prompt_file, flow's spec, cwd) must lie under a --root
+DIR (repeatable; resolved to its real path at start). Without --root, a stdio
+server's one root is its working directory (the directory its client started
+it in), and an HTTP server allows no file access at all. /proc and /sys are
+never inside a root.
+
 The runs the server submits notify it when they end ($` + server.NotifyURLEnv + `), which
 wakes job.wait early. --no-notify leaves that out (job.wait then wakes on
 store changes and polls): for a server that exits before the runs it
@@ -42,6 +50,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().StringVar(&tokenFile, "token-file", "", "file holding the HTTP bearer token (default $"+server.TokenEnv+")")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
+	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
 		if httpAddr == "" && tokenFile != "" {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "--token-file applies to --http only")
@@ -54,6 +63,10 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		if err != nil {
 			return err
 		}
+		realRoots, err := resolveRoots(roots, httpAddr == "")
+		if err != nil {
+			return err
+		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		srv, err := server.New(server.Options{
@@ -61,6 +74,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			Executable: a.opts.Executable,
 			ReadOnly:   readOnly,
 			NoNotify:   noNotify,
+			Roots:      realRoots,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
 		})
@@ -84,7 +98,11 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		if token != "" {
 			auth = ", bearer token required"
 		}
-		fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on http://%s%s (home %s%s)\n", ln.Addr(), server.HTTPPath, home, auth)
+		files := "no file access (--root DIR allows it)"
+		if len(realRoots) > 0 {
+			files = "files under " + strings.Join(realRoots, ", ")
+		}
+		fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on http://%s%s (home %s%s; %s)\n", ln.Addr(), server.HTTPPath, home, auth, files)
 		a.emitted = true
 		if err := srv.ServeHTTP(ctx, ln, token); err != nil {
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: %v\n", err)
@@ -93,6 +111,40 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		return nil
 	})
 	return c
+}
+
+// resolveRoots makes each --root an absolute real path to an existing
+// directory (a root that does not exist is a start error, not a silent
+// "no files"). With none given, a stdio server's root is its working
+// directory; an HTTP server has none.
+func resolveRoots(roots []string, stdio bool) ([]string, error) {
+	if len(roots) == 0 && stdio {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "root"},
+				"cannot determine the working directory, the default root of a stdio server: %v; give --root DIR", err)
+		}
+		roots = []string{wd}
+	}
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		bad := func(format string, a ...any) error {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "root", "root": r}, "--root %s: "+format, append([]any{r}, a...)...)
+		}
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return nil, bad("is not a directory")
+		}
+		out = append(out, real)
+	}
+	return out, nil
 }
 
 // readToken returns the HTTP bearer token: the first line of --token-file,

@@ -11,6 +11,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
+	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
 
 // spawnFlags are the flags every spawn command takes.
@@ -27,6 +28,11 @@ type spawnFlags struct {
 func (f *spawnFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.promptFile, "prompt-file", "", "read the prompt from this file (instead of PROMPT); read once, at submit")
 	c.Flags().StringVar(&f.cwd, "cwd", "", "working directory of the provider (default: the current directory)")
+	// Path parameters: limcp mcp confines their values to its --root
+	// directories (fromcobra.AnnotationPath), so a caller cannot name a
+	// file the operator did not share.
+	markPath(c, "prompt-file", "read")
+	markPath(c, "cwd", "dir")
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "deadline of each agent invocation, e.g. 90s (0: none); past it the run is timed_out")
 	c.Flags().StringVar(&f.label, "label", "", "a label for the record (default: derived from the command)")
 	c.Flags().StringVar(&f.team, "team", "", "post the run's end on this team's board (the team must exist)")
@@ -154,6 +160,7 @@ gets the outputs of the steps it depends on appended to its prompt.`,
 	}
 	c.Flags().StringVar(&spec, "spec", "", "the flow spec file")
 	_ = c.MarkFlagRequired("spec")
+	markPath(c, "spec", "read")
 	f.add(c)
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		var p run.Prompt
@@ -215,6 +222,15 @@ PLAYBOOK name.`,
 		})
 	})
 	return c
+}
+
+// markPath declares that flag's value names a file or directory limcp
+// opens (use: read, write or dir), with the annotation fromcobra reads
+// into projector.Param.Path.
+func markPath(c *cobra.Command, flag, use string) {
+	if err := c.Flags().SetAnnotation(flag, fromcobra.AnnotationPath, []string{use}); err != nil {
+		panic(err) // a flag this file just defined
+	}
 }
 
 func argAt(args []string, i int) string {

@@ -46,7 +46,7 @@ func playbookNames(home string) []string {
 func (a *app) stateListCmd() *cobra.Command {
 	c := &cobra.Command{Use: "list", Short: "list what the state home holds: row counts, playbooks, providers", Args: cobra.NoArgs}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (a *app) stateListCmd() *cobra.Command {
 func (a *app) stateShowCmd() *cobra.Command {
 	c := &cobra.Command{Use: "show", Short: "show where state lives and how the store is configured", Args: cobra.NoArgs}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func (a *app) stateShowCmd() *cobra.Command {
 		}
 		data := map[string]any{
 			"home": home, "store": st.Path(), "schema_version": v, "current_schema_version": store.CurrentVersion,
-			"journal_mode": mode, "busy_timeout_ms": store.BusyTimeout.Milliseconds(),
+			"store_exists": !st.Empty(), "journal_mode": mode, "busy_timeout_ms": store.BusyTimeout.Milliseconds(),
 			"runs_dir": filepath.Join(home, run.RunsDir), "playbooks_dir": filepath.Join(home, playbook.Dir),
 			"providers_file": filepath.Join(home, provider.ConfigFile), "config_file": filepath.Join(home, notify.ConfigFile), "trust": trust,
 		}
@@ -128,7 +128,7 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 	}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
-		st, err := a.store(ctx)
+		st, err := a.readStore(ctx)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,9 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 		add("schema", "ok", "schema version %d (current)", store.CurrentVersion)
 		var mode string
 		_ = st.DB().QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
-		if mode == "wal" {
+		if st.Empty() {
+			add("store", "ok", "no store yet at %s: the first command that writes creates it", st.Path())
+		} else if mode == "wal" {
 			add("journal_mode", "ok", "wal")
 		} else {
 			add("journal_mode", "warn", "journal mode is %q, not wal", mode)
@@ -207,6 +209,11 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 			add("unresolved_spawns", "warn", "%d records preparing for more than %s: %s", len(stale), wait.DefaultPreparingThreshold, strings.Join(stale, " "))
 		} else {
 			add("unresolved_spawns", "ok", "no record stuck preparing")
+		}
+		if wide := widePermissions(home); len(wide) > 0 {
+			add("permissions", "warn", "readable by others: %s; any limcp command that writes the store tightens the home and the store, or run chmod go-rwx on each", strings.Join(wide, ", "))
+		} else {
+			add("permissions", "ok", "the home and the store are private (0700 / 0600)")
 		}
 		healthy := true
 		for _, c := range checks {
@@ -315,7 +322,7 @@ func (a *app) monitorCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -347,7 +354,7 @@ func (a *app) monitorCmd() *cobra.Command {
 func (a *app) statsCmd() *cobra.Command {
 	c := &cobra.Command{Use: "stats", Short: "count records by kind and status; summarise run durations", Args: cobra.NoArgs}
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		st, err := a.store(cmd.Context())
+		st, err := a.readStore(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -377,4 +384,18 @@ func (a *app) statsCmd() *cobra.Command {
 func present(path string) bool {
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// widePermissions lists the state home's private paths (the home, the
+// store and its WAL and shared memory, the runs directory) that grant any
+// permission to group or others, each with its mode.
+func widePermissions(home string) []string {
+	var out []string
+	for _, p := range []string{home, filepath.Join(home, StoreFile), filepath.Join(home, StoreFile+"-wal"),
+		filepath.Join(home, StoreFile+"-shm"), filepath.Join(home, run.RunsDir)} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			out = append(out, fmt.Sprintf("%s (%#o)", p, fi.Mode().Perm()))
+		}
+	}
+	return out
 }

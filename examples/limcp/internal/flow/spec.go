@@ -10,6 +10,10 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
+// MaxSpecBytes bounds a flow spec file (the cap limcp mcp applies to a
+// caller's spec too).
+const MaxSpecBytes = 1 << 20
+
 // MaxSteps bounds a flow's size.
 const MaxSteps = 64
 
@@ -74,9 +78,9 @@ func (s Spec) Validate() error {
 		f := fmt.Sprintf("steps[%d]", i)
 		switch {
 		case !stepIDRE.MatchString(st.ID):
-			return &FieldError{Field: f + ".id", Msg: fmt.Sprintf("id %q must match %s", st.ID, stepIDRE)}
+			return &FieldError{Field: f + ".id", Msg: fmt.Sprintf("id %s must match %s", yamldoc.Excerpt(st.ID), stepIDRE)}
 		case index[st.ID] != 0:
-			return &FieldError{Field: f + ".id", Msg: fmt.Sprintf("id %q is used by more than one step", st.ID)}
+			return &FieldError{Field: f + ".id", Msg: fmt.Sprintf("id %s is used by more than one step", yamldoc.Excerpt(st.ID))}
 		case strings.TrimSpace(st.Model) == "":
 			return &FieldError{Field: f + ".model", Msg: "a step needs a model"}
 		case strings.TrimSpace(st.Prompt) == "":
@@ -95,10 +99,10 @@ func (s Spec) Validate() error {
 			case d == st.ID:
 				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on itself", st.ID)}
 			case index[d] == 0:
-				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on %q, which is not a step", st.ID, d)}
+				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q depends on %s, which is not a step", st.ID, yamldoc.Excerpt(d))}
 			case listed[d]:
 				// Its output would be appended twice.
-				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q lists %q twice in depends_on", st.ID, d)}
+				return &FieldError{Field: f, Msg: fmt.Sprintf("step %q lists %s twice in depends_on", st.ID, yamldoc.Excerpt(d))}
 			}
 			listed[d] = true
 		}

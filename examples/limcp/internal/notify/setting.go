@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
@@ -63,11 +63,14 @@ type ConfigNotify struct {
 	Attempts int      `yaml:"attempts"` // per channel; 0 → DefaultMaxAttempts
 }
 
+// MaxConfigBytes bounds the configuration file: it is a few lines.
+const MaxConfigBytes = 256 << 10
+
 // LoadConfig reads <home>/config.yaml. A missing file is an empty config.
 // Errors are invalid_config machine errors naming the file and the field.
 func LoadConfig(home string) (Config, error) {
 	path := filepath.Join(home, ConfigFile)
-	b, err := os.ReadFile(path)
+	b, err := textfile.Read(path, MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}

@@ -5,15 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/flow"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
@@ -82,21 +81,15 @@ func Load(home, name string) (*Playbook, []byte, error) {
 	// Messages name the file relative to the state home: they reach MCP
 	// callers, who name playbooks, not the server's directories.
 	shown := filepath.Join(Dir, name+Suffix)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	content, err := textfile.Read(path, MaxSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, machine.Errorf(machine.PlaybookNotFound, map[string]any{"playbook": name, "file": shown},
 			"playbook %q not found: the state home has no %s (`state list` names the playbooks there)", name, shown)
-	}
-	if err != nil {
-		return nil, nil, invalid(shown, "", "cannot read: %v", errors.Unwrap(err))
-	}
-	defer f.Close()
-	content, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, nil, invalid(shown, "", "cannot read: %v", errors.Unwrap(err))
-	}
-	if len(content) > MaxSize {
+	case errors.Is(err, textfile.ErrTooLarge):
 		return nil, nil, invalid(shown, "", "file is larger than %d bytes", MaxSize)
+	case err != nil:
+		return nil, nil, invalid(shown, "", "cannot read: %v", pathless(err))
 	}
 	pb, err := Parse(shown, content)
 	if err != nil {
@@ -241,4 +234,14 @@ func contains(list []any, v any) bool {
 		}
 	}
 	return false
+}
+
+// pathless is err without the absolute path an *fs.PathError carries: the
+// message names the file relative to the home already.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

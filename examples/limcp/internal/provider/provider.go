@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
 
@@ -56,10 +56,13 @@ var (
 	placeholders  = map[string]bool{"{model}": true, "{id}": true, "{cwd}": true, "{run_dir}": true}
 )
 
+// MaxConfigBytes bounds the configuration file: it is a few lines.
+const MaxConfigBytes = 256 << 10
+
 // LoadConfig reads <home>/providers.yaml. A missing file is an empty config.
 func LoadConfig(home string) (Config, error) {
 	path := filepath.Join(home, ConfigFile)
-	b, err := os.ReadFile(path)
+	b, err := textfile.Read(path, MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}

@@ -3,12 +3,11 @@ package run
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 )
 
 // MaxPromptBytes bounds a prompt (argument or file).
@@ -34,16 +33,10 @@ func ReadPrompt(arg string, given bool, file string) (Prompt, error) {
 	}
 	text, source := arg, "prompt"
 	if file != "" {
-		f, err := os.Open(file)
+		b, err := textfile.Read(file, MaxPromptBytes)
 		if err != nil {
 			return Prompt{}, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "prompt_file", "file": file},
 				"cannot read prompt file: %v", err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, MaxPromptBytes+1))
-		if err != nil {
-			return Prompt{}, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "prompt_file", "file": file},
-				"cannot read prompt file %s: %v", file, err)
 		}
 		text, source = string(b), "prompt_file"
 	}

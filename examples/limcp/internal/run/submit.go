@@ -13,6 +13,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 )
 
 // Common are the options every spawn command takes.
@@ -141,7 +142,7 @@ func (rt *Runtime) SubmitFanout(ctx context.Context, model string, n int, synthe
 
 // SubmitFlow starts a session running the flow spec in file.
 func (rt *Runtime) SubmitFlow(ctx context.Context, file string, p Prompt, c Common) (*Submitted, error) {
-	b, err := os.ReadFile(file)
+	b, err := textfile.Read(file, flow.MaxSpecBytes)
 	if err != nil {
 		return nil, machine.Errorf(machine.InvalidFlowSpec, map[string]any{"file": file, "field": ""}, "cannot read flow spec: %v", err)
 	}

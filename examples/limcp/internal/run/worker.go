@@ -109,13 +109,15 @@ func (rt *Runtime) runInvocation(ctx context.Context, rec store.Record) error {
 		return fmt.Errorf("worker: record %s: bad spec: %w", rec.ID, err)
 	}
 	dir := Dir(rt.Home, rec.ID)
-	stdout, err := os.Create(filepath.Join(dir, StdoutFile))
+	// 0600, not os.Create's 0666: a run's output is its user's alone,
+	// whatever the umask.
+	stdout, err := os.OpenFile(filepath.Join(dir, StdoutFile), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		_, _ = rt.end(ctx, rec, store.StatusFailed, ReasonWorkerError, nil, ActorWorker)
 		return err
 	}
 	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(dir, StderrFile))
+	stderr, err := os.OpenFile(filepath.Join(dir, StderrFile), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		_, _ = rt.end(ctx, rec, store.StatusFailed, ReasonWorkerError, nil, ActorWorker)
 		return err

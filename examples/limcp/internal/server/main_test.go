@@ -66,7 +66,8 @@ func newFixture(t *testing.T, edit func(*server.Options)) *fixture {
 	t.Helper()
 	f := &fixture{t: t, home: t.TempDir()}
 	t.Cleanup(f.reap)
-	opts := server.Options{Home: f.home, Executable: limcpBin, Env: environ(f.home), NewRoot: freshRoot}
+	// The home is the fixture's one root: tests name files in it.
+	opts := server.Options{Home: f.home, Executable: limcpBin, Env: environ(f.home), NewRoot: freshRoot, Roots: []string{f.home}}
 	if edit != nil {
 		edit(&opts)
 	}

@@ -35,6 +35,12 @@ type Options struct {
 	// ReadOnly installs verbsurface.ReadOnly: only observe verbs run.
 	ReadOnly bool
 
+	// Roots are the directories under which callers may name files
+	// (prompt_file, spec, cwd): verbsurface.Options.Roots. Empty means no
+	// file access: every path argument is refused, saying the operator can
+	// start the server with --root DIR.
+	Roots []string
+
 	// Env is the environment of the CLI commands before the server adds
 	// LIMCP_HOME and LIMCP_NOTIFY_URL. nil means this process's
 	// environment.
@@ -75,10 +81,13 @@ type Server struct {
 	surface *verbsurface.Surface
 	tree    *projector.Tree
 	walk    *fromcobra.Options
-	hub     *wakeHub
-	watcher *storeWatcher
-	notify  *notifyEndpoint
-	mcp     *mcp.Server
+	// pathFlags are the tree's path options, which a stored command may
+	// not set (storedCommandGuard).
+	pathFlags []string
+	hub       *wakeHub
+	watcher   *storeWatcher
+	notify    *notifyEndpoint
+	mcp       *mcp.Server
 
 	closeOnce sync.Once
 }
@@ -90,6 +99,10 @@ const (
 	HomeEnv   = "LIMCP_HOME"
 	StoreFile = "state.db"
 )
+
+// NoRootsHint ends the refusal of a path argument by a server without
+// roots: how its operator allows file access.
+const NoRootsHint = "its operator can start it with --root DIR (repeatable) to allow the files under DIR"
 
 // Version is the server's MCP implementation version (serverInfo.version):
 // limcp's own, from the build information, the same `limcp version` prints.
@@ -118,6 +131,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: walking the limcp command tree: %w", err)
 	}
 	s.tree = tree
+	s.pathFlags = treePathFlags(tree)
 
 	if !opts.NoNotify {
 		if s.notify, err = startNotifyEndpoint(func() {
@@ -155,6 +169,8 @@ func New(opts Options) (*Server, error) {
 		Now:           opts.Now,
 		Title:         "limcp",
 		ReadOnly:      opts.ReadOnly,
+		Roots:         opts.Roots,
+		NoRootsHint:   NoRootsHint,
 	})
 	if err != nil {
 		s.Close()

@@ -623,3 +623,23 @@ func TestJobKillRefusesANonPositiveGrace(t *testing.T) {
 		t.Fatalf("a refused job.kill ended the run: %+v", r)
 	}
 }
+
+// TestStoredCommandsNameNoFiles: a schedule stores an argv that a later
+// tick runs with no roots at all, so a stored path flag is refused like an
+// excluded flag, whichever spelling.
+func TestStoredCommandsNameNoFiles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	for _, cmd := range [][]any{
+		{"flow", "--spec", "/etc/shadow"},
+		{"agent", "echo", "--prompt-file=/proc/self/environ"},
+		{"agent", "echo", "hi", "--cwd", "/"},
+	} {
+		r := f.request(map[string]any{"ops": []any{map[string]any{"op": "schedule.add",
+			"args": map[string]any{"name": "s", "cron": "0 3 * * *", "command": cmd}}}})
+		e := r.Results[0].Error
+		if e == nil || e.Code != "policy_refused" || !strings.Contains(e.Message, "may not name a file") {
+			t.Errorf("schedule.add %v: %s; want policy_refused naming the file flag", cmd, mustJSON(t, r))
+		}
+	}
+}

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -114,12 +116,20 @@ func (s *Server) register() (*verbsurface.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	prompts := dispatch.PromptSnapshots{}
+	// Both read the caller's file through the one the surface opened
+	// inside a root (verbsurface.OpenConfined): no second open by name.
+	prompts := dispatch.PromptSnapshots{Open: verbsurface.OpenConfined}
+	specs := dispatch.FileSnapshots{Param: "spec", Open: verbsurface.OpenConfined}
 	for _, spec := range verbTable {
 		v := verbsurface.Verb{Name: spec.name, Class: spec.class, Path: spec.path,
 			Summary: spec.summary, Synonyms: spec.synonyms}
 		if s.takesPrompt(spec.path) {
 			v.Prepare = prompts.Prepare
+		}
+		if spec.name == "flow.submit" {
+			// The spec gets what prompt_file has: capped, checked and
+			// snapshotted, so the CLI parses exactly what was checked.
+			v.Prepare = verbsurface.ChainPreparers(prompts.Prepare, specs.Prepare)
 		}
 		switch spec.name {
 		case "job.wait":
@@ -154,6 +164,28 @@ func (s *Server) takesPrompt(path []string) bool {
 	return text && file
 }
 
+// treePathFlags lists the option spellings of every path parameter of
+// the tree (fromcobra.AnnotationPath), sorted and without duplicates.
+func treePathFlags(tree *projector.Tree) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range tree.Commands {
+		for _, p := range c.Params {
+			if p.Path == projector.PathNone {
+				continue
+			}
+			for _, o := range p.Options {
+				if !seen[o] {
+					seen[o] = true
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // policy is the surface's policy: ReadOnly when the server is read-only,
 // and always the guard on stored commands.
 func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
@@ -162,17 +194,19 @@ func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
 			return err
 		}
 	}
-	return storedCommandGuard(op)
+	return storedCommandGuard(op, s.pathFlags)
 }
 
 // storedCommandGuard refuses a schedule whose stored command sets an
-// excluded flag. schedule.add stores an argv that `schedule tick` later runs
+// excluded flag or a path flag (pathFlags: --prompt-file, --spec, --cwd). schedule.add stores an argv that `schedule tick` later runs
 // as a spawn command, so it is the one place a caller's words become flags
 // of a command the caller does not render through the schema; the CLI
 // itself refuses --home and --json there, and this guard refuses every
 // excluded flag (a notify command stored for a later tick would be code
-// execution by proxy).
-func storedCommandGuard(op verbsurface.PolicyOp) error {
+// execution by proxy). A path flag is refused because a stored path is
+// opened at every tick, long after the request's confinement to the roots
+// was checked, and a tick opens it as the CLI, with no roots at all.
+func storedCommandGuard(op verbsurface.PolicyOp, pathFlags []string) error {
 	if op.Verb != "schedule.add" {
 		return nil
 	}
@@ -185,6 +219,11 @@ func storedCommandGuard(op verbsurface.PolicyOp) error {
 		for _, flag := range ExcludedFlags {
 			if s == "--"+flag || strings.HasPrefix(s, "--"+flag+"=") {
 				return fmt.Errorf("a stored command may not set --%s (it is never a caller's to set)", flag)
+			}
+		}
+		for _, opt := range pathFlags {
+			if s == opt || strings.HasPrefix(s, opt+"=") {
+				return fmt.Errorf("a stored command may not name a file (%s): files are checked against the server's roots when a request names them, and a schedule opens its files later", opt)
 			}
 		}
 	}

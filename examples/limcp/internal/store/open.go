@@ -57,6 +57,8 @@ type Store struct {
 	hooks []TerminalHook
 
 	now func() time.Time
+
+	empty bool // Open's NoCreate stand-in, in memory
 }
 
 // Options tune Open. The zero value is right for the CLI.
@@ -69,12 +71,22 @@ type Options struct {
 	// BusyTimeout replaces the default BusyTimeout (tests that need a
 	// write to fail fast on a held lock).
 	BusyTimeout time.Duration
+	// NoCreate: when no store file exists, open an empty store in memory
+	// (at CurrentVersion) instead of creating one, so a command that only
+	// reads writes nothing to disk: on an empty home, lists are empty and
+	// ids unknown, and the home stays as it was (`limcp mcp --read-only`).
+	NoCreate bool
 }
 
 // Open opens the store at path, creating the file (and its directory) at
 // the current schema version when it does not exist or is empty. It does
 // not migrate: an older store is an error wrapping [ErrSchemaOutdated].
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.NoCreate {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return openEmpty(ctx, path, opts)
+		}
+	}
 	s, err := openDB(path, opts)
 	if err != nil {
 		return nil, err
@@ -147,11 +159,36 @@ func CreateAt(ctx context.Context, path string, version int) error {
 	return err
 }
 
+// openEmpty is Open's NoCreate answer to a missing file: a fresh store in
+// memory, on one connection (each connection to ":memory:" is a database of
+// its own). Path still reports path, where the store would be.
+func openEmpty(ctx context.Context, path string, opts Options) (*Store, error) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, &PathError{Path: path, Err: err}
+	}
+	db.SetMaxOpenConns(1)
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Store{db: db, path: path, now: now, empty: true}
+	if _, err := s.initialize(ctx, CurrentVersion); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Empty reports whether the store is Open's NoCreate stand-in for a store
+// that does not exist yet.
+func (s *Store) Empty() bool { return s.empty }
+
 func openDB(path string, opts Options) (*Store, error) {
 	if strings.ContainsRune(path, '?') {
 		return nil, &PathError{Path: path, Err: errors.New("the store path may not contain '?'")}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := privateFiles(path); err != nil {
 		return nil, &PathError{Path: path, Err: err}
 	}
 	busy := BusyTimeout
@@ -294,4 +331,57 @@ func (s *Store) wrap(err error) error {
 		}
 	}
 	return &PathError{Path: s.path, Err: err}
+}
+
+// Modes of the state home and of the store's files. They are set
+// explicitly, never left to the umask: the store and the runs hold prompts,
+// outputs and notify targets that are the user's alone.
+const (
+	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = 0o600
+)
+
+// privateFiles makes the store's directory (the state home) 0700 and the
+// store file 0600 before SQLite opens it, creating both when missing, and
+// tightens an existing home, store, WAL and shared-memory file that are
+// wider. SQLite gives the WAL and -shm files it creates the store file's
+// mode, so a private store file keeps them private too.
+func privateFiles(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return err
+	}
+	// The home itself, through a symlink if the operator made one.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		if err := tighten(real, DirMode); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := tighten(p, FileMode); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// tighten removes every permission bit of path beyond mode (it never adds
+// one) without following a symlink's target into someone else's file.
+func tighten(path string, mode os.FileMode) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return nil
+	}
+	if perm := fi.Mode().Perm(); perm&^mode != 0 {
+		return os.Chmod(path, perm&mode)
+	}
+	return nil
 }

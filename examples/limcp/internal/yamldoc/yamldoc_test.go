@@ -46,3 +46,28 @@ func TestDecode(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsQuoteOnlyExcerpts: a file that is not what it claims (a secret
+// named as a spec) never comes back whole in a decoder error.
+func TestErrorsQuoteOnlyExcerpts(t *testing.T) {
+	type doc struct {
+		Steps []string `yaml:"steps"`
+	}
+	secret := "root_SECRET_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	for _, body := range []string{
+		secret + ": 1\n",
+		"steps: []\n" + secret + ": 1\n" + secret + ": 2\n",
+		"steps: [" + secret + ": {\n",
+	} {
+		err := Decode([]byte(body), &doc{})
+		if err == nil {
+			t.Fatalf("%q decoded", body)
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error quotes the whole line: %v", err)
+		}
+	}
+	if got := Excerpt(strings.Repeat("é", 30)); len(got) > MaxExcerpt+len(`""…`)+1 {
+		t.Errorf("Excerpt too long: %s", got)
+	}
+}

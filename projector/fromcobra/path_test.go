@@ -1,0 +1,37 @@
+package fromcobra
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// TestAnnotationPathMarksPathParams: the "verbsurface:path" annotation is
+// the one way a cobra flag becomes a path parameter, and a value the
+// walker does not know still marks it (as read), never unmarks it.
+func TestAnnotationPathMarksPathParams(t *testing.T) {
+	root := &cobra.Command{Use: "t"}
+	sub := &cobra.Command{Use: "run", Run: func(*cobra.Command, []string) {}}
+	for _, name := range []string{"spec", "cwd", "out", "odd", "plain"} {
+		sub.Flags().String(name, "", name)
+	}
+	for name, use := range map[string]string{"spec": "read", "cwd": "dir", "out": "write", "odd": "directory"} {
+		if err := sub.Flags().SetAnnotation(name, AnnotationPath, []string{use}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root.AddCommand(sub)
+	tree, err := Walk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]projector.PathUse{"spec": projector.PathRead, "cwd": projector.PathDir, "out": projector.PathWrite,
+		"odd": projector.PathRead, "plain": projector.PathNone}
+	for _, p := range mustFind(t, tree, "run").Params {
+		if w, ok := want[p.Name]; ok && p.Path != w {
+			t.Errorf("%s: Path %q, want %q", p.Name, p.Path, w)
+		}
+	}
+}

@@ -1,0 +1,434 @@
+package verbsurface
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/verbsurface/verbsurface/projector"
+)
+
+// Problem rules of the confinement check (see "Files and roots" in the
+// package documentation).
+const (
+	// RuleOutsideRoots: a path parameter names something outside every
+	// root the operator allows (or the surface allows no file access at
+	// all, or the path resolves into /proc or /sys). The reason names the
+	// roots.
+	RuleOutsideRoots = "outside_roots"
+	// RuleUnusablePath: a path inside a root that cannot serve the
+	// parameter: not absolute, missing, unreadable, or of the wrong type
+	// (a FIFO, device, socket or directory where a regular file is
+	// needed; a file where a directory is needed).
+	RuleUnusablePath = "unusable_path"
+)
+
+// pseudoRoots are trees that are never inside a root, even when a root is
+// "/": their files are the kernel's view of processes and devices
+// (/proc/self/environ holds the server's secrets), not files an operator
+// means to share.
+var pseudoRoots = []string{"/proc", "/sys"}
+
+// resolveRoots turns the operator's roots into absolute real paths, each an
+// existing directory, sorted and without duplicates.
+func resolveRoots(roots []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("verbsurface: New: root %q is not an absolute path", r)
+		}
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			return nil, fmt.Errorf("verbsurface: New: root %q: %w", r, err)
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return nil, fmt.Errorf("verbsurface: New: root %q: %w", r, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("verbsurface: New: root %q is not a directory", r)
+		}
+		if !seen[real] {
+			seen[real] = true
+			out = append(out, real)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// within reports whether path (absolute, clean) is dir or below it.
+func within(path, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+func inPseudo(path string) bool {
+	for _, p := range pseudoRoots {
+		if within(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathParams is what the verb's parameters use as paths: the projected
+// command's marks, overridden by the verb's own list.
+func pathParams(v *Verb, cmd *projector.Command) map[string]projector.PathUse {
+	var out map[string]projector.PathUse
+	for _, p := range cmd.Params {
+		if p.Path != projector.PathNone {
+			if out == nil {
+				out = map[string]projector.PathUse{}
+			}
+			out[p.Name] = p.Path
+		}
+	}
+	for name, use := range v.PathParams {
+		if use == projector.PathNone {
+			delete(out, name)
+			continue
+		}
+		if out == nil {
+			out = map[string]projector.PathUse{}
+		}
+		out[name] = use
+	}
+	return out
+}
+
+// confinedFile is one path argument opened inside a root.
+type confinedFile struct {
+	param, real string
+	file        *os.File
+}
+
+type confinedKey struct{}
+
+// OpenConfined returns the file the surface opened, inside a root, for the
+// path parameter param whose value (as a preparer or handler sees it, that
+// is, its real path) is path. A preparer reads the caller's file through it
+// instead of opening the path again, so nothing can be swapped in between
+// the check and the read. The caller may read and close it; the surface
+// closes it when the op ends in any case. It fails when the op has no such
+// confined file: the parameter is not a read path parameter of the verb.
+//
+// Its signature is that of dispatch.PromptSnapshots.Open.
+func OpenConfined(ctx context.Context, param, path string) (*os.File, error) {
+	files, _ := ctx.Value(confinedKey{}).([]confinedFile)
+	for _, f := range files {
+		if f.param == param && f.real == path && f.file != nil {
+			if _, err := f.file.Seek(0, 0); err != nil {
+				return nil, fmt.Errorf("verbsurface: the confined file for %s: %w", param, err)
+			}
+			return f.file, nil
+		}
+	}
+	return nil, fmt.Errorf("verbsurface: %s: no file was opened inside a root for %q (is it declared a read path parameter?)", param, path)
+}
+
+// confine checks every path argument of args against the roots and
+// returns args with each path replaced by the real path of what was
+// opened, the opened files (read parameters only; the caller closes them)
+// and the problems. It never modifies args.
+func (s *Surface) confine(uses map[string]projector.PathUse, args map[string]any) (map[string]any, []confinedFile, []Problem) {
+	if len(uses) == 0 {
+		return args, nil, nil
+	}
+	names := make([]string, 0, len(uses))
+	for name := range uses {
+		if _, ok := args[name]; ok {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return args, nil, nil
+	}
+	sort.Strings(names)
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = v
+	}
+	var files []confinedFile
+	var problems []Problem
+	one := func(name, given string) (string, bool) {
+		real, f, prob := s.confinePath(name, given, uses[name])
+		if prob != nil {
+			problems = append(problems, *prob)
+			return "", false
+		}
+		if f != nil {
+			files = append(files, confinedFile{param: name, real: real, file: f})
+		}
+		return real, true
+	}
+	for _, name := range names {
+		switch v := args[name].(type) {
+		case string:
+			if real, ok := one(name, v); ok {
+				out[name] = real
+			}
+		case []any:
+			list := make([]any, len(v))
+			for i, item := range v {
+				str, _ := item.(string)
+				if real, ok := one(name, str); ok {
+					list[i] = real
+				}
+			}
+			out[name] = list
+		default:
+			problems = append(problems, Problem{Param: name, Rule: RuleUnusablePath,
+				Reason: fmt.Sprintf("%s names a file, so it must be a path string, not %T", name, v)})
+		}
+	}
+	if len(problems) > 0 {
+		closeConfined(files)
+		return nil, nil, problems
+	}
+	return out, files, nil
+}
+
+func closeConfined(files []confinedFile) {
+	for _, f := range files {
+		if f.file != nil {
+			f.file.Close()
+		}
+	}
+}
+
+// confinePath opens given inside the root that lexically holds it and
+// checks what was opened, in this order:
+//
+//  1. The surface has no roots: outside_roots, with the operator's hint.
+//  2. given is not absolute: unusable_path.
+//  3. given (cleaned) lies in /proc or /sys, or under no root:
+//     outside_roots naming the roots. Nothing is opened.
+//  4. It is opened through os.Root, which resolves ".." and symlinks
+//     without ever leaving the root (an escape fails here:
+//     outside_roots), without blocking (O_NONBLOCK: a FIFO opens at once).
+//     os.Root refuses every absolute symlink; such a path is resolved once
+//     and its target, if under a root, goes through steps 3 to 6 itself.
+//  5. The opened file's real path (from the kernel where the platform has
+//     one) must lie under a root and outside /proc and /sys, and its
+//     filesystem must not be procfs or sysfs: outside_roots.
+//  6. Its type must serve the use: a regular file for read and write, a
+//     directory for dir; anything else is unusable_path, and nothing was
+//     read.
+//
+// A write parameter checks its parent directory this way; its file need
+// not exist, and if it does it must be a regular file inside the root.
+func (s *Surface) confinePath(param, given string, use projector.PathUse) (string, *os.File, *Problem) {
+	return s.confineOnce(param, given, use, false)
+}
+
+// confineOnce is confinePath; resolved says given is already the
+// resolution of an absolute symlink, which is not resolved again.
+func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolved bool) (string, *os.File, *Problem) {
+	outside := func(reason string) (string, *os.File, *Problem) {
+		return "", nil, &Problem{Param: param, Rule: RuleOutsideRoots, Reason: reason}
+	}
+	unusable := func(format string, a ...any) (string, *os.File, *Problem) {
+		return "", nil, &Problem{Param: param, Rule: RuleUnusablePath, Reason: fmt.Sprintf("%s %s ", param, short(given)) + fmt.Sprintf(format, a...)}
+	}
+	if len(s.roots) == 0 {
+		hint := s.opts.NoRootsHint
+		if hint == "" {
+			hint = "its operator can allow directories with verbsurface.Options.Roots"
+		}
+		return outside(fmt.Sprintf("%s names a file, and this server allows no file access; %s", param, hint))
+	}
+	if !filepath.IsAbs(given) {
+		return unusable("is not an absolute path; name the file by its absolute path under %s", s.rootList())
+	}
+	clean := filepath.Clean(given)
+	notInside := func() (string, *os.File, *Problem) {
+		return outside(fmt.Sprintf("%s %s is outside the directories this server allows (%s); name a file under one of them",
+			param, short(given), s.rootList()))
+	}
+	if inPseudo(clean) {
+		return notInside()
+	}
+	root := ""
+	for _, r := range s.roots {
+		if within(clean, r) && len(r) > len(root) {
+			root = r
+		}
+	}
+	if root == "" {
+		return notInside()
+	}
+	// The path below the root as given, ".." and all: os.Root resolves it
+	// against the real tree, not lexically.
+	rel := strings.TrimPrefix(strings.TrimPrefix(given, root), "/")
+	if root == "/" {
+		rel = strings.TrimLeft(given, "/")
+	}
+	if rel == "" {
+		rel = "."
+	}
+	leaf := ""
+	if use == projector.PathWrite {
+		rel, leaf = filepath.Split(rel)
+		if rel == "" {
+			rel = "."
+		}
+		if leaf == "" || leaf == "." || leaf == ".." {
+			return unusable("does not name a file")
+		}
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return unusable("cannot be opened: the root %s: %v", root, unwrapPathErr(err))
+	}
+	defer r.Close()
+	flag := os.O_RDONLY | syscall.O_NONBLOCK
+	f, err := r.OpenFile(rel, flag, 0)
+	if err != nil {
+		// os.Root counts every absolute symlink as an escape, even one
+		// whose target is inside a root. Resolve such a path once and open
+		// its target through the root that holds it, which is confined
+		// and checked like any other open: a swap in between can only make
+		// that open fail.
+		if isEscape(err) && !resolved {
+			if target, rerr := filepath.EvalSymlinks(clean); rerr == nil && target != clean {
+				real, f, prob := s.confineOnce(param, target, use, true)
+				if prob != nil {
+					prob.Reason = strings.Replace(prob.Reason, short(target), short(given), 1)
+				}
+				return real, f, prob
+			}
+		}
+		return s.openProblem(param, given, err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+		}
+	}()
+	real, prob := s.checkOpened(param, given, f, root, rel)
+	if prob != nil {
+		return "", nil, prob
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return unusable("cannot be read: %v", unwrapPathErr(err))
+	}
+	switch use {
+	case projector.PathDir, projector.PathWrite:
+		if !st.IsDir() {
+			if use == projector.PathWrite {
+				return unusable("is not in a directory")
+			}
+			return unusable("is not a directory (%s)", kindOf(st.Mode()))
+		}
+		if use == projector.PathDir {
+			return real, nil, nil
+		}
+		// The file to write: if it exists, it must be a regular file
+		// inside the root.
+		lf, err := r.OpenFile(filepath.Join(rel, leaf), flag, 0)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return filepath.Join(real, leaf), nil, nil
+		case err != nil:
+			return s.openProblem(param, given, err)
+		}
+		defer lf.Close()
+		lreal, prob := s.checkOpened(param, given, lf, root, filepath.Join(rel, leaf))
+		if prob != nil {
+			return "", nil, prob
+		}
+		if lst, err := lf.Stat(); err != nil || !lst.Mode().IsRegular() {
+			return unusable("exists and is not a regular file")
+		}
+		return lreal, nil, nil
+	default: // read
+		if !st.Mode().IsRegular() {
+			return unusable("is not a regular file (%s); nothing was read", kindOf(st.Mode()))
+		}
+		keep = true
+		return real, f, nil
+	}
+}
+
+// checkOpened is step 5 of confinePath: where the opened file really is.
+func (s *Surface) checkOpened(param, given string, f *os.File, root, rel string) (string, *Problem) {
+	real, ok := openedPath(f)
+	if !ok {
+		// No kernel path on this platform: os.Root has confined the
+		// open, so the path it resolved within the root stands.
+		real = filepath.Join(root, rel)
+	}
+	inRoot := false
+	for _, r := range s.roots {
+		inRoot = inRoot || within(real, r)
+	}
+	if !inRoot || inPseudo(real) || onPseudoFS(f) {
+		return "", &Problem{Param: param, Rule: RuleOutsideRoots,
+			Reason: fmt.Sprintf("%s %s resolves outside the directories this server allows (%s); name a file under one of them",
+				param, short(given), s.rootList())}
+	}
+	return real, nil
+}
+
+// openProblem turns a failed open inside a root into a problem: an escape
+// (a symlink or ".." leaving the root) is outside_roots; anything else is
+// unusable_path.
+func (s *Surface) openProblem(param, given string, err error) (string, *os.File, *Problem) {
+	msg := unwrapPathErr(err).Error()
+	if isEscape(err) {
+		return "", nil, &Problem{Param: param, Rule: RuleOutsideRoots,
+			Reason: fmt.Sprintf("%s %s leads outside the directories this server allows (%s), through a symlink or \"..\"; name a file under one of them",
+				param, short(given), s.rootList())}
+	}
+	reason := "cannot be opened: " + msg
+	if errors.Is(err, fs.ErrNotExist) {
+		reason = "does not exist"
+	}
+	return "", nil, &Problem{Param: param, Rule: RuleUnusablePath, Reason: fmt.Sprintf("%s %s %s", param, short(given), reason)}
+}
+
+// isEscape reports os.Root's refusal of a path that leaves the root (its
+// error is not exported, so it is recognised by its text).
+func isEscape(err error) bool {
+	return strings.Contains(unwrapPathErr(err).Error(), "path escapes from parent")
+}
+
+func (s *Surface) rootList() string { return strings.Join(s.roots, ", ") }
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "not a regular file"
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
