@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/dispatch"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -34,8 +36,9 @@ type Options struct {
 	// ReadOnly installs verbsurface.ReadOnly: only observe verbs run.
 	ReadOnly bool
 
-	// Env is the environment of the CLI commands before the server adds
-	// LIMCP_HOME and LIMCP_NOTIFY_URL. nil means this process's
+	// Env is what the CLI commands' environment is built from: it is
+	// narrowed by the environment rule of package runenv, then the server
+	// adds LIMCP_HOME and LIMCP_NOTIFY_URL. nil means this process's
 	// environment.
 	Env []string
 
@@ -168,13 +171,19 @@ func New(opts Options) (*Server, error) {
 }
 
 // commandEnv is the environment of every CLI command: the base environment
-// with LIMCP_HOME set to the server's home and, when the notify endpoint
-// runs, LIMCP_NOTIFY_URL set to it (issue 9).
+// narrowed by the environment rule (package runenv: the allowlist, LIMCP_*
+// but the bearer token, and the names providers.yaml passes through, read
+// when the server starts), with LIMCP_HOME set to the server's home and,
+// when the notify endpoint runs, LIMCP_NOTIFY_URL set to it. A secret in
+// the server's environment that providers.yaml does not name never reaches
+// a command, nor the runs it starts.
 func (s *Server) commandEnv() []string {
 	base := s.opts.Env
 	if base == nil {
 		base = os.Environ()
 	}
+	cfg, _ := provider.LoadConfig(s.opts.Home) // a broken file is the CLI's to report, at submit
+	base = runenv.Build(base, cfg.EnvNames()...)
 	env := make([]string, 0, len(base)+2)
 	for _, kv := range base {
 		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") {

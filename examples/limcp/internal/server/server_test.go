@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
@@ -52,6 +53,10 @@ func TestServerCannotWriteTheStore(t *testing.T) {
 	// The names it keeps instead of importing cli must stay cli's.
 	if server.HomeEnv != cli.HomeEnv || server.StoreFile != cli.StoreFile {
 		t.Errorf("server.HomeEnv/StoreFile = %q/%q; cli has %q/%q", server.HomeEnv, server.StoreFile, cli.HomeEnv, cli.StoreFile)
+	}
+	// The token the environment rule withholds is the server's.
+	if server.TokenEnv != runenv.Withheld {
+		t.Errorf("server.TokenEnv = %q; runenv withholds %q", server.TokenEnv, runenv.Withheld)
 	}
 }
 

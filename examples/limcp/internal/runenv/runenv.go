@@ -1,0 +1,44 @@
+// Package runenv is limcp's environment rule: the one environment every
+// process limcp starts on a caller's behalf begins from.
+//
+// A process gets, from its parent's environment, only the variables
+// [dispatch.DefaultEnvAllowlist] names (PATH, HOME, USER, LANG, LC_*, TZ,
+// TMPDIR, TERM), every LIMCP_* variable except [Withheld] (the MCP
+// server's bearer token), and the names a caller of [Build] passes on
+// (what providers.yaml declares under a provider's env). Nothing else: a
+// cloud key or token in the environment of `limcp mcp`, or of a person's
+// shell, never reaches a CLI command the server runs, a worker, a provider
+// command or a notify command unless providers.yaml names it.
+//
+// The rule is applied at every hop (server → CLI command → worker →
+// provider), so a hop that forgets it cannot widen what the next one sees.
+package runenv
+
+import (
+	"strings"
+
+	"github.com/verbsurface/verbsurface/dispatch"
+)
+
+// Withheld is the one LIMCP_* variable never passed on: the HTTP bearer
+// token of `limcp mcp` (server.TokenEnv; a test holds them equal). A run
+// that saw it could call the server as any client.
+const Withheld = "LIMCP_MCP_TOKEN"
+
+// Prefix admits limcp's own variables (LIMCP_HOME, LIMCP_NOTIFY_URL, …):
+// they say where state lives and how a run reports its end.
+const Prefix = "LIMCP_*"
+
+// Build returns base filtered by the rule, with the variables named in pass
+// also kept. It never adds a variable and never keeps [Withheld], even
+// when pass names it.
+func Build(base []string, pass ...string) []string {
+	env := dispatch.AllowlistEnv(base, append([]string{Prefix}, pass...)...)
+	out := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, Withheld+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
