@@ -98,7 +98,9 @@
 // (contract C1) and reports every problem in a deterministic order, each
 // with the parameter and a reason: unknown parameter (the exact name
 // given), missing required, wrong type, not in the choices, a forbidden
-// value, too short, pattern, minimum, maximum, array bounds, mutually
+// value, too short, pattern, minimum, maximum, array bounds (an array over
+// maxItems is refused on its length alone, its items unexamined), duplicate
+// items (uniqueItems: one problem naming the first equal pair), mutually
 // exclusive pair, required group. There is no extra_args or any other
 // opaque argv channel. Its accept/reject decisions agree with jsonschema-go
 // on the same schema (a differential test holds it to that).
