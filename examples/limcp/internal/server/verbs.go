@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 
 	"github.com/verbsurface/verbsurface/dispatch"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -17,7 +21,7 @@ import (
 // command is arbitrary code execution, and a notify URL would let a caller
 // make the CLI send requests on its behalf). They are left out of the walk,
 // so no schema carries them and nothing can render them.
-var ExcludedFlags = []string{"json", "home", "notify-url", "notify-command"}
+var ExcludedFlags = guard.Forbidden
 
 // SynonymSunset is when the v1 tool names stop being accepted as synonyms
 // (DESIGN 1.8): already past, so they are rejected with the verb to use.
@@ -162,31 +166,34 @@ func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
 			return err
 		}
 	}
-	return storedCommandGuard(op)
+	return s.storedCommandGuard(op)
 }
 
-// storedCommandGuard refuses a schedule whose stored command sets an
-// excluded flag. schedule.add stores an argv that `schedule tick` later runs
-// as a spawn command, so it is the one place a caller's words become flags
-// of a command the caller does not render through the schema; the CLI
-// itself refuses --home and --json there, and this guard refuses every
-// excluded flag (a notify command stored for a later tick would be code
-// execution by proxy).
-func storedCommandGuard(op verbsurface.PolicyOp) error {
+// storedCommandGuard refuses a schedule whose stored command would set a
+// forbidden flag (guard.Forbidden: the excluded flags) when it runs.
+// schedule.add stores an argv that `schedule tick` later runs as a spawn
+// command: the one place a caller's words become flags of a command the
+// caller does not render through the schema. The guard parses the words
+// with a fresh limcp tree and the playbook as it is now, so no spelling
+// slips past a token scan; the CLI runs the same guard when it stores the
+// command and again at every tick, since a playbook may change meanwhile.
+func (s *Server) storedCommandGuard(op verbsurface.PolicyOp) error {
 	if op.Verb != "schedule.add" {
 		return nil
 	}
 	words, _ := op.Args["command"].([]any)
+	argv := make([]string, 0, len(words))
 	for _, w := range words {
-		s, _ := w.(string)
-		if s == "--" {
-			return nil // the stored command's own positionals follow
-		}
-		for _, flag := range ExcludedFlags {
-			if s == "--"+flag || strings.HasPrefix(s, "--"+flag+"=") {
-				return fmt.Errorf("a stored command may not set --%s (it is never a caller's to set)", flag)
-			}
-		}
+		str, _ := w.(string)
+		argv = append(argv, str)
 	}
-	return nil
+	err := guard.Check(s.opts.NewRoot(), argv, func(root *cobra.Command, name string) error {
+		_, err := playbook.Inject(root, s.opts.Home, name)
+		return err
+	})
+	var r *guard.Refusal
+	if errors.As(err, &r) {
+		return errors.New(r.Reason)
+	}
+	return err
 }
