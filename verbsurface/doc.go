@@ -164,6 +164,8 @@
 //
 //   - malformed_envelope: the request is not a valid envelope (not an object, unknown key, neither ops nor help, a wrongly typed member); problems lists every defect, schema is the envelope's; nothing ran.
 //   - batch_too_large: more ops than the cap; limit names it; nothing ran. Split the batch.
+//   - response_too_large: the op ran, but its result would take the response past Options.MaxResponseBytes (limit, in bytes); the results before it stay. Ask for less, or in a request of its own.
+//   - rate_limited: a spawn op over its client's Options.SpawnsPerMinute (limit); nothing started; retry_after says in how many seconds one more is allowed.
 //   - unknown_verb: no verb of that exact name; matches lists close registered names.
 //   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
 //   - retired_synonym: a v1 name after its sunset; use names the verb.

@@ -55,6 +55,10 @@ type Options struct {
 	// Timeout bounds each CLI command (dispatch.DefaultTimeout when zero).
 	Timeout time.Duration
 
+	// Limits are the request limits of the surface; the zero value is
+	// the surface's defaults.
+	Limits Limits
+
 	// Wake sources of job.wait, both on by default; tests turn one off to
 	// prove the other on its own. NoStoreSignal also stops the store
 	// watcher; NoNotify runs no notify endpoint and sets no
@@ -64,6 +68,17 @@ type Options struct {
 	NoStoreSignal bool
 	NoNotify      bool
 	StorePolling  bool
+}
+
+// Limits are the surface's request limits (verbsurface.Options): zero
+// takes the default, a negative value turns the limit off. Spawns are
+// counted per server: on stdio the server has one client; an HTTP server
+// counts all its clients together unless ClientKey names them apart.
+type Limits struct {
+	MaxInFlight      int                              // commands at once (default 2 x CPUs)
+	SpawnsPerMinute  int                              // spawn ops per client per minute (default 60)
+	MaxResponseBytes int                              // bytes per response (default 4 MiB)
+	ClientKey        func(ctx context.Context) string // the rate-limit key of a request; nil: one bucket
 }
 
 // Server is limcp's MCP server face: one surface over limcp's own command
@@ -154,6 +169,11 @@ func New(opts Options) (*Server, error) {
 		Policy:        s.policy,
 		SynonymSunset: SynonymSunset,
 		Now:           opts.Now,
+
+		MaxInFlight:      opts.Limits.MaxInFlight,
+		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
+		MaxResponseBytes: opts.Limits.MaxResponseBytes,
+		ClientKey:        opts.Limits.ClientKey,
 	})
 	if err != nil {
 		s.Close()
