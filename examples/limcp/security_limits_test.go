@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -351,5 +353,135 @@ func TestScheduleRecheckedAtTick(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the notify command ran")
+	}
+}
+
+// rpcPost posts one JSON-RPC payload (an object or a batch) to a streamable
+// HTTP endpoint as a client on protocol 2025-03-26 (the last that allows
+// batches) and returns the JSON-RPC messages of the answer, whether it
+// came as JSON or as an event stream, and the session id header.
+func rpcPost(t *testing.T, url, token, session string, payload any) ([]map[string]any, string) {
+	t.Helper()
+	body, _ := json.Marshal(payload)
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("POST %s: %s: %s", body[:min(len(body), 200)], resp.Status, raw)
+	}
+	var msgs []map[string]any
+	add := func(b []byte) {
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			return
+		}
+		if b[0] == '[' {
+			var list []map[string]any
+			if err := json.Unmarshal(b, &list); err != nil {
+				t.Fatalf("answer: %v: %s", err, b)
+			}
+			msgs = append(msgs, list...)
+			return
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("answer: %v: %s", err, b)
+		}
+		msgs = append(msgs, m)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if data, ok := strings.CutPrefix(line, "data:"); ok {
+				add([]byte(data))
+			}
+		}
+	} else {
+		add(raw)
+	}
+	return msgs, resp.Header.Get("Mcp-Session-Id")
+}
+
+// TestBatchOfBatchesIsRateLimited is the issue's amplification: one HTTP
+// POST carrying a JSON-RPC batch of 4 tools/call, each of 16 submits,
+// started 64 runs. Against --spawns-per-minute 10 it starts 10; the other
+// 54 are rate_limited, and no record exists for them.
+func TestBatchOfBatchesIsRateLimited(t *testing.T) {
+	e := newEnv(t)
+	token := strings.Repeat("b", 40)
+	url := e.startHTTP(token, "--spawns-per-minute", "10")
+	_, session := rpcPost(t, url, token, "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+		"params": map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "batcher", "version": "v0"}}})
+	if session == "" {
+		t.Fatal("no session id")
+	}
+	rpcPost(t, url, token, session, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	help, _ := rpcPost(t, url, token, session, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "request", "arguments": map[string]any{"help": "agent.submit"}}})
+	var h struct {
+		Help struct {
+			SchemaFingerprint string `json:"schema_fingerprint"`
+		} `json:"help"`
+	}
+	b, _ := json.Marshal(help[0]["result"].(map[string]any)["structuredContent"])
+	if err := json.Unmarshal(b, &h); err != nil || h.Help.SchemaFingerprint == "" {
+		t.Fatalf("help: %s", b)
+	}
+	op := map[string]any{"op": "agent.submit", "fingerprint": h.Help.SchemaFingerprint, "args": map[string]any{"model": "echo", "prompt": "batch"}}
+	ops := make([]any, 16)
+	for i := range ops {
+		ops[i] = op
+	}
+	var batch []any
+	for i := range 4 {
+		batch = append(batch, map[string]any{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+			"params": map[string]any{"name": "request", "arguments": map[string]any{"ops": ops}}})
+	}
+	answers, _ := rpcPost(t, url, token, session, batch)
+	var ok, limited int
+	for _, a := range answers {
+		res, _ := a["result"].(map[string]any)
+		if res == nil {
+			continue // a notification (progress, log) in the stream
+		}
+		b, _ := json.Marshal(res["structuredContent"])
+		var r mcpResp
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("tools/call answer: %s", b)
+		}
+		for _, o := range r.Results {
+			switch {
+			case o.OK:
+				ok++
+			case o.Error.Code == "rate_limited":
+				limited++
+			default:
+				t.Errorf("unexpected error %+v", o.Error)
+			}
+		}
+	}
+	if ok != 10 || limited != 54 {
+		t.Fatalf("%d started, %d rate_limited of %d answers; want 10 and 54", ok, limited, len(answers))
+	}
+	var list struct {
+		Records []json.RawMessage `json:"records"`
+	}
+	e.ok(&list, "job", "list", "--limit", "100")
+	if len(list.Records) != 10 {
+		t.Fatalf("%d records; want the 10 started", len(list.Records))
 	}
 }
