@@ -76,7 +76,7 @@ func (a *app) checkStoredCommand(argv []string) error {
 	if err := guard.Check(root, argv, a.playbookInjector()); err != nil {
 		var me *machine.Error
 		if errors.As(err, &me) {
-			return err // the playbook's own error (not found, invalid) says more
+			return me // the playbook's own error (not found, invalid) says more
 		}
 		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "command"}, "%v", err)
 	}

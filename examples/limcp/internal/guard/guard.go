@@ -49,11 +49,19 @@ type Injector func(root *cobra.Command, playbook string) error
 type Refusal struct {
 	Command []string // the stored argv, as given
 	Reason  string   // one sentence: what is wrong
+	Err     error    // the injection's or the parser's own error, when one is to blame
+	// Forbidden names the forbidden flag the command sets ("" when it was
+	// refused for another reason: it does not parse, no such playbook).
+	Forbidden string
 }
 
 func (r *Refusal) Error() string {
 	return fmt.Sprintf("stored command %q refused: %s", strings.Join(r.Command, " "), r.Reason)
 }
+
+// Unwrap returns the injection's or the parser's error, so a caller can
+// report it in its own terms (a playbook that does not exist).
+func (r *Refusal) Unwrap() error { return r.Err }
 
 // Check parses argv (a stored spawn command, without the program) with
 // root — a freshly built limcp tree that has not parsed anything — as the
@@ -66,7 +74,7 @@ func (r *Refusal) Error() string {
 // Run it again whenever the stored command is about to run: what argv
 // means depends on the tree and the playbooks at that moment.
 func Check(root *cobra.Command, argv []string, inject Injector) error {
-	refuse := func(format string, args ...any) error {
+	refuse := func(format string, args ...any) *Refusal {
 		return &Refusal{Command: append([]string(nil), argv...), Reason: fmt.Sprintf(format, args...)}
 	}
 	if len(argv) == 0 || !contains(SpawnCommands, argv[0]) {
@@ -74,21 +82,29 @@ func Check(root *cobra.Command, argv []string, inject Injector) error {
 	}
 	cmd, rest, err := root.Find(argv)
 	if err != nil {
-		return refuse("%v", err)
+		r := refuse("%v", err)
+		r.Err = err
+		return r
 	}
 	if cmd.Name() == PlayCommand && cmd.Parent() == root && inject != nil {
 		if name := FirstPositional(cmd, rest); name != "" {
 			if err := inject(root, name); err != nil {
-				return refuse("playbook %q: %v", name, err)
+				r := refuse("playbook %q: %v", name, err)
+				r.Err = err
+				return r
 			}
 		}
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return refuse("its flags do not parse: %v", err)
+		r := refuse("its flags do not parse: %v", err)
+		r.Err = err
+		return r
 	}
 	for _, name := range Forbidden {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return refuse("it sets --%s, which a stored command may never set (scheduled runs take the tick's home and the notify setting of config.yaml)", name)
+			r := refuse("it sets --%s, which may not be stored in a schedule (scheduled runs take the tick's home and the notify setting of config.yaml)", name)
+			r.Forbidden = name
+			return r
 		}
 	}
 	return nil

@@ -92,7 +92,7 @@ func TestCheckAfterPlaybookChangedType(t *testing.T) {
 	writePlaybook(t, home, "audit", "bool")
 	err := guard.Check(cli.NewRoot(cli.Options{}), argv, injector(home))
 	var r *guard.Refusal
-	if !errors.As(err, &r) || !strings.Contains(r.Reason, "--notify-command") {
+	if !errors.As(err, &r) || r.Forbidden != "notify-command" || !strings.Contains(r.Reason, "--notify-command") {
 		t.Fatalf("after mode became a bool: %v; want the notify command refused", err)
 	}
 }

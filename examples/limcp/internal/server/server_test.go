@@ -157,10 +157,14 @@ func TestNoVerbSchemaCarriesExcludedFlags(t *testing.T) {
 func TestStoredCommandCannotSetExcludedFlags(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
+	writeFile(t, f.home, "playbooks/q.playbook.yaml", "args:\n  - {name: note, type: str}\nflow:\n  steps:\n    - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
 	for _, cmd := range [][]any{
 		{"agent", "--notify-command=touch /tmp/pwned", "echo", "hi"},
 		{"agent", "--notify-url", "http://example.com/", "echo", "hi"},
 		{"agent", "--home=/elsewhere", "echo", "hi"},
+		// The guard parses: a flag whose value is the literal "--" does not
+		// end the flags, whatever a token scan would conclude.
+		{"play", "q", "--note", "--", "--notify-command=/bin/sh", "go"},
 	} {
 		r := f.request(map[string]any{"ops": []any{map[string]any{"op": "schedule.add",
 			"args": map[string]any{"name": "n", "cron": "0 3 * * *", "command": cmd}}}})
