@@ -155,6 +155,34 @@
 // Options.Now), resolved to their verb before anything else, and never
 // advertised; from the sunset on they are retired_synonym naming the verb.
 //
+//
+// # Limits
+//
+// Three limits bound what one untrusted client can make a surface do; each
+// is an [Options] field whose zero value is its default and whose negative
+// value turns it off, and each refusal says what to do next:
+//
+// [Options.MaxResponseBytes] ([DefaultMaxResponseBytes], 4 MiB) bounds
+// the encoded size of one response. An op whose result would take the
+// response past it ran, but its result is replaced by response_too_large;
+// the results before it stay. (The MCP binding sends the response object
+// twice, as structured and as text content.)
+//
+// [Options.MaxInFlight] ([DefaultMaxInFlight], 2 × CPUs) bounds the
+// commands running at once through the surface, whatever requests,
+// sessions or JSON-RPC batches they come from: an op's command, and each
+// command a handler runs through Call.Exec, holds a slot while it runs; the
+// rest wait in arrival order. A handler's own executor (not Call.Exec) is
+// outside the cap.
+//
+// [Options.SpawnsPerMinute] ([DefaultSpawnsPerMinute], 60) bounds the spawn
+// ops one client may start a minute, keyed by [Options.ClientKey] (nil: one
+// key for the surface); past it, rate_limited with retry_after.
+//
+// Array parameters may also carry limits of their own (projector.Param's
+// MaxItems and UniqueItems, stated in the schema): an array over maxItems
+// is refused on its length alone, before any item is examined.
+
 // # Error codes
 //
 // Every error object has a code from this closed set, a one-sentence
