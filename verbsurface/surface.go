@@ -62,8 +62,10 @@ type Options struct {
 	MaxInFlight int
 	// SpawnsPerMinute caps the spawn ops one client may start
 	// ([DefaultSpawnsPerMinute] when zero; negative: no cap): each client
-	// has a bucket of that many, refilled continuously over a minute. An
-	// op over it is rate_limited with retry_after; nothing is started.
+	// has a bucket of that many, refilled continuously over a minute. A
+	// spawn op takes a token once it has passed validation, the policy and
+	// the fingerprint check (a refusal before that costs nothing); one over
+	// the rate is rate_limited with retry_after, and nothing is started.
 	SpawnsPerMinute int
 	// ClientKey names the client a request comes from, for
 	// SpawnsPerMinute (the bearer token of an HTTP request, say). nil:
