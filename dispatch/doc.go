@@ -102,6 +102,15 @@
 // Its SHA-256 and size come back as info for the op's result. The snapshot
 // lives until the preparer's cleanup runs, which is after the command exits.
 //
+// # Environment
+//
+// A Runner passes Options.Env as it is. A program that fronts untrusted
+// callers should not hand its own environment to the commands it runs:
+// [AllowlistEnv] builds one from [DefaultEnvAllowlist] (PATH, HOME, USER,
+// LANG, LC_*, TZ, TMPDIR, TERM) and the names the program adds, so a
+// secret in the server's environment (a bearer token, a cloud key) never
+// reaches a command, or whatever the command starts, unless named.
+//
 // # Defaults
 //
 //	stdout cap        1 MiB    (DefaultStdoutCap)

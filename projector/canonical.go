@@ -49,7 +49,7 @@ func c1Only(s *jsonschema.Schema) bool {
 		s.DependencySchemas == nil && s.DependencyStrings == nil && s.Anchor == "" && s.DynamicAnchor == "" && s.DynamicRef == "" &&
 		s.Vocabulary == nil && s.Title == "" && !s.Deprecated && !s.ReadOnly && !s.WriteOnly && s.Examples == nil &&
 		s.Types == nil && s.Const == nil && s.MultipleOf == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil &&
-		s.MaxLength == nil && s.PrefixItems == nil && s.ItemsArray == nil && s.AdditionalItems == nil && !s.UniqueItems &&
+		s.MaxLength == nil && s.PrefixItems == nil && s.ItemsArray == nil && s.AdditionalItems == nil &&
 		s.Contains == nil && s.MinContains == nil && s.MaxContains == nil && s.UnevaluatedItems == nil && s.MinProperties == nil &&
 		s.MaxProperties == nil && s.DependentRequired == nil && s.PatternProperties == nil && s.PropertyNames == nil &&
 		s.UnevaluatedProperties == nil && s.OneOf == nil && s.If == nil && s.Then == nil && s.Else == nil &&
@@ -61,7 +61,7 @@ func c1Only(s *jsonschema.Schema) bool {
 func isEmptySchema(s *jsonschema.Schema) bool {
 	return c1Only(s) && s.Type == "" && s.Description == "" && len(s.Default) == 0 && len(s.Enum) == 0 && s.Pattern == "" &&
 		s.Not == nil && s.Minimum == nil && s.Maximum == nil && s.MinLength == nil && s.Items == nil && s.MinItems == nil &&
-		s.MaxItems == nil && s.Properties == nil && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.AllOf) == 0 && len(s.AnyOf) == 0
+		s.MaxItems == nil && !s.UniqueItems && s.Properties == nil && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.AllOf) == 0 && len(s.AnyOf) == 0
 }
 
 // appendCanonicalSchema appends the canonical JSON of s, or reports false if
@@ -223,6 +223,10 @@ func appendCanonicalSchema(b []byte, s *jsonschema.Schema) ([]byte, bool) {
 	if s.Type != "" {
 		key("type")
 		b = appendString(b, s.Type)
+	}
+	if s.UniqueItems {
+		key("uniqueItems")
+		b = append(b, "true"...)
 	}
 	return append(b, '}'), true
 }

@@ -67,6 +67,9 @@ func randomCommand(r *rand.Rand) *Command {
 		if p.Arity != ArityOne && p.Arity != ArityOptional && p.Arity != ArityNone && r.Intn(3) == 0 {
 			p.MinItems = 1 + r.Intn(2)
 		}
+		if p.Arity != ArityOne && p.Arity != ArityOptional && p.Arity != ArityNone && r.Intn(3) == 0 {
+			p.MaxItems, p.UniqueItems = 3+r.Intn(3), r.Intn(2) == 0
+		}
 		p.Required = r.Intn(3) == 0
 		cmd.Params = append(cmd.Params, p)
 	}

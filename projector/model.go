@@ -128,6 +128,14 @@ type Param struct {
 	// implies, when the parser cannot be given an empty list (a pflag
 	// stringArray with a non-empty default cannot be emptied from argv).
 	MinItems int `json:"min_items,omitempty"`
+	// MaxItems and UniqueItems bound an array parameter for a consumer that
+	// must not be handed unbounded work (a wait over 10,000 ids, or one id
+	// 300,000 times): at most MaxItems values (0: no bound beyond the
+	// arity's), and no value twice. The parser itself would accept more;
+	// these are the embedder's limits, stated in the schema so a refusal
+	// teaches. Projected as "maxItems" and "uniqueItems".
+	MaxItems    int  `json:"max_items,omitempty"`
+	UniqueItems bool `json:"unique_items,omitempty"`
 
 	// Path, when set, says the value names a file or directory the CLI
 	// will open (argparse FileType or pathlib.Path, click Path or File, a

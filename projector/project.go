@@ -155,7 +155,7 @@ func (r *rule) schema() (*jsonschema.Schema, error) {
 	item := r.item.schema()
 	s := item
 	if r.array {
-		s = &jsonschema.Schema{Type: "array", Items: item, MinItems: r.minItems, MaxItems: r.maxItems}
+		s = &jsonschema.Schema{Type: "array", Items: item, MinItems: r.minItems, MaxItems: r.maxItems, UniqueItems: r.unique}
 	}
 	s.Description = p.Help
 	if p.Default != nil {

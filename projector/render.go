@@ -156,7 +156,25 @@ func (r *rule) check(v any) (any, error) {
 		}
 		out[i] = norm
 	}
+	if r.unique {
+		if i, j, dup := firstDuplicate(out); dup {
+			return nil, fmt.Errorf("items %d and %d are equal; the items must be unique", i, j)
+		}
+	}
 	return out, nil
+}
+
+// firstDuplicate finds two equal normalised items (scalars: comparable) in
+// one pass, so a long array costs linear time.
+func firstDuplicate(items []any) (int, int, bool) {
+	seen := make(map[any]int, len(items))
+	for j, v := range items {
+		if i, ok := seen[v]; ok {
+			return i, j, true
+		}
+		seen[v] = j
+	}
+	return 0, 0, false
 }
 
 // optionString picks the spelling rendered for an option: its first long

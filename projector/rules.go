@@ -25,6 +25,7 @@ type rule struct {
 	item     scalarRule
 	minItems *int
 	maxItems *int
+	unique   bool
 }
 
 type scalarRule struct {
@@ -86,6 +87,18 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		if r.minItems == nil || *r.minItems < p.MinItems {
 			r.minItems = intPtr(p.MinItems)
 		}
+	}
+	if p.MaxItems > 0 || p.UniqueItems {
+		if !r.array {
+			return nil, modelError(cmd, "parameter %q sets max_items or unique_items but is not an array", p.Name)
+		}
+		if p.MaxItems > 0 && (r.maxItems == nil || *r.maxItems > p.MaxItems) {
+			r.maxItems = intPtr(p.MaxItems)
+		}
+		if r.minItems != nil && r.maxItems != nil && *r.minItems > *r.maxItems {
+			return nil, modelError(cmd, "parameter %q: min_items %d exceeds max_items %d", p.Name, *r.minItems, *r.maxItems)
+		}
+		r.unique = p.UniqueItems
 	}
 	switch p.Kind {
 	case KindString:

@@ -123,7 +123,10 @@ func opOverheadSurface(b *testing.B, live bool) (*Surface, json.RawMessage) {
 		b.Fatal(err)
 	}
 	canned := json.RawMessage(`{"job_id":"j-1"}`)
-	s, err := New(reg, Options{Source: src, MachineFlag: "--json", Policy: benchPolicy,
+	// The response cap and the in-flight slots keep their defaults (their
+	// cost is part of every op); the spawn rate is off, or every op past
+	// the 60th would measure the refusal instead.
+	s, err := New(reg, Options{Source: src, MachineFlag: "--json", Policy: benchPolicy, SpawnsPerMinute: -1,
 		Exec: ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) { return canned, nil })})
 	if err != nil {
 		b.Fatal(err)

@@ -22,6 +22,7 @@ import (
 // for jsonschema-go at all; the surface must reject it.
 func TestDifferentialAgainstJSONSchemaGo(t *testing.T) {
 	schemas := map[string]*jsonschema.Schema{"every_keyword": mustSchema(t, everyKeywordSchema, everyKeywordOrder)}
+	schemas["unique_items"] = mustSchema(t, uniqueItemsSchema, uniqueItemsOrder)
 	fx := newFixture(t)
 	tree, err := fx.env.tree()
 	if err != nil {

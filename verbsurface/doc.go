@@ -101,7 +101,9 @@
 // (contract C1) and reports every problem in a deterministic order, each
 // with the parameter and a reason: unknown parameter (the exact name
 // given), missing required, wrong type, not in the choices, a forbidden
-// value, too short, pattern, minimum, maximum, array bounds, mutually
+// value, too short, pattern, minimum, maximum, array bounds (an array over
+// maxItems is refused on its length alone, its items unexamined), duplicate
+// items (uniqueItems: one problem naming the first equal pair), mutually
 // exclusive pair, required group. There is no extra_args or any other
 // opaque argv channel. Its accept/reject decisions agree with jsonschema-go
 // on the same schema (a differential test holds it to that).
@@ -189,6 +191,34 @@
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
 //
+//
+// # Limits
+//
+// Three limits bound what one untrusted client can make a surface do; each
+// is an [Options] field whose zero value is its default and whose negative
+// value turns it off, and each refusal says what to do next:
+//
+// [Options.MaxResponseBytes] ([DefaultMaxResponseBytes], 4 MiB) bounds
+// the encoded size of one response. An op whose result would take the
+// response past it ran, but its result is replaced by response_too_large;
+// the results before it stay. (The MCP binding sends the response object
+// twice, as structured and as text content.)
+//
+// [Options.MaxInFlight] ([DefaultMaxInFlight], 2 × CPUs) bounds the
+// commands running at once through the surface, whatever requests,
+// sessions or JSON-RPC batches they come from: an op's command, and each
+// command a handler runs through Call.Exec, holds a slot while it runs; the
+// rest wait in arrival order. A handler's own executor (not Call.Exec) is
+// outside the cap.
+//
+// [Options.SpawnsPerMinute] ([DefaultSpawnsPerMinute], 60) bounds the spawn
+// ops one client may start a minute, keyed by [Options.ClientKey] (nil: one
+// key for the surface); past it, rate_limited with retry_after.
+//
+// Array parameters may also carry limits of their own (projector.Param's
+// MaxItems and UniqueItems, stated in the schema): an array over maxItems
+// is refused on its length alone, before any item is examined.
+
 // # Error codes
 //
 // Every error object has a code from this closed set, a one-sentence
@@ -198,6 +228,8 @@
 //
 //   - malformed_envelope: the request is not a valid envelope (not an object, unknown key, neither ops nor help, a wrongly typed member); problems lists every defect, schema is the envelope's; nothing ran.
 //   - batch_too_large: more ops than the cap; limit names it; nothing ran. Split the batch.
+//   - response_too_large: the op ran, but its result would take the response past Options.MaxResponseBytes (limit, in bytes); the results before it stay. Ask for less, or in a request of its own.
+//   - rate_limited: a spawn op over its client's Options.SpawnsPerMinute (limit); nothing started; retry_after says in how many seconds one more is allowed.
 //   - unknown_verb: no verb of that exact name; matches lists close registered names.
 //   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
 //   - retired_synonym: a v1 name after its sunset; use names the verb.

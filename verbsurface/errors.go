@@ -15,6 +15,16 @@ const (
 	CodeMalformedEnvelope = "malformed_envelope"
 	CodeBatchTooLarge     = "batch_too_large"
 
+	// CodeResponseTooLarge replaces the result of an op that ran but whose
+	// result would take the response past Options.MaxResponseBytes (the
+	// error's limit). The results already in the response stay; the op's
+	// effects, if any, happened. Ask for less, or in a request of its own.
+	CodeResponseTooLarge = "response_too_large"
+	// CodeRateLimited refuses a spawn op over its client's
+	// Options.SpawnsPerMinute (the error's limit); nothing was started.
+	// retry_after is the whole seconds until one more spawn is allowed.
+	CodeRateLimited = "rate_limited"
+
 	// Naming a verb.
 	CodeUnknownVerb     = "unknown_verb"
 	CodeNotAllowed      = "not_allowed"
@@ -46,7 +56,7 @@ const (
 func Codes() []string { return slices.Clone(allCodes) }
 
 var allCodes = []string{
-	CodeMalformedEnvelope, CodeBatchTooLarge,
+	CodeMalformedEnvelope, CodeBatchTooLarge, CodeResponseTooLarge, CodeRateLimited,
 	CodeUnknownVerb, CodeNotAllowed, CodeRetiredSynonym, CodeUnavailableVerb,
 	CodeInvalidArgs, CodeMissingFingerprint, CodeStaleFingerprint, CodePolicyRefused,
 	CodeLaunchFailed, CodeAbsentResult, CodeInvalidResult, CodeMultipleResults, CodeOutputOverflow,
@@ -76,8 +86,13 @@ type ErrorObject struct {
 	// Param names the parameter that makes a verb unavailable
 	// (unavailable_verb), when one is to blame.
 	Param string `json:"param,omitempty"`
-	// Limit is the batch cap (batch_too_large).
+	// Limit is the cap that was reached: the batch cap (batch_too_large),
+	// the response cap in bytes (response_too_large), the spawns a
+	// client may start per minute (rate_limited).
 	Limit int `json:"limit,omitempty"`
+	// RetryAfter is how many seconds to wait before the op can succeed
+	// (rate_limited).
+	RetryAfter int `json:"retry_after,omitempty"`
 	// Details carries a dispatch failure's or the CLI's own details.
 	Details map[string]any `json:"details,omitempty"`
 	// Schema, SchemaFingerprint and HelpCall accompany every error about

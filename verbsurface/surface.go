@@ -62,6 +62,34 @@ type Options struct {
 	// empty, telling the caller how the operator enables file access
 	// ("its operator can start it with --root DIR").
 	NoRootsHint string
+
+	// MaxResponseBytes caps the encoded size of one response
+	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap). An
+	// op whose result would take the response past it gets
+	// response_too_large instead of its result; the results before it
+	// stay. Each refusal adds its own small error object (a few hundred
+	// bytes at most), the one excess the cap allows.
+	MaxResponseBytes int
+	// MaxInFlight caps how many commands run at once through the surface,
+	// across every request, session and JSON-RPC batch
+	// ([DefaultMaxInFlight] when zero; negative: no cap). A command holds
+	// a slot while it runs, whether an op renders it or a handler runs it
+	// through Call.Exec; the rest wait in arrival order. An observe op
+	// stops waiting when its request is cancelled (cancelled: it did not
+	// run).
+	MaxInFlight int
+	// SpawnsPerMinute caps the spawn ops one client may start
+	// ([DefaultSpawnsPerMinute] when zero; negative: no cap): each client
+	// has a bucket of that many, refilled continuously over a minute. A
+	// spawn op takes a token once it has passed validation, the policy and
+	// the fingerprint check (a refusal before that costs nothing); one over
+	// the rate is rate_limited with retry_after, and nothing is started.
+	SpawnsPerMinute int
+	// ClientKey names the client a request comes from, for
+	// SpawnsPerMinute (the bearer token of an HTTP request, say). nil:
+	// every request shares one bucket, which is right for a stdio server,
+	// whose one client is the process that started it.
+	ClientKey func(ctx context.Context) string
 }
 
 // DefaultTitle is the tool's title when Options.Title is empty.
@@ -70,10 +98,11 @@ const DefaultTitle = "CLI request"
 // Surface answers the one tool's requests against a [Registry]. It is safe
 // for concurrent use.
 type Surface struct {
-	reg   *Registry
-	opts  Options
-	cache projectionCache
-	roots []string // Options.Roots, real and sorted
+	reg    *Registry
+	opts   Options
+	cache  projectionCache
+	roots  []string      // Options.Roots, real and sorted
+	spawns *spawnLimiter // nil: no rate limit
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -106,7 +135,23 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 			}
 		}
 	}
-	return &Surface{reg: reg, opts: opts, roots: roots}, nil
+	if opts.MaxResponseBytes == 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.MaxInFlight == 0 {
+		opts.MaxInFlight = DefaultMaxInFlight()
+	}
+	if opts.MaxInFlight > 0 && opts.Exec != nil {
+		opts.Exec = &limitedExec{inner: opts.Exec, slots: newFIFOSlots(opts.MaxInFlight)}
+	}
+	if opts.SpawnsPerMinute == 0 {
+		opts.SpawnsPerMinute = DefaultSpawnsPerMinute
+	}
+	s := &Surface{reg: reg, opts: opts, roots: roots}
+	if opts.SpawnsPerMinute > 0 {
+		s.spawns = &spawnLimiter{perMinute: opts.SpawnsPerMinute, now: opts.Now, buckets: map[string]*bucket{}}
+	}
+	return s, nil
 }
 
 // Handle answers one request: arguments is the tool call's raw arguments
@@ -135,8 +180,10 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 	var succeeded, failed int
 	if env.hasOps {
 		resp.Results = make([]*OpResult, 0, len(env.ops))
+		used := responseOverhead
 		for _, op := range env.ops {
 			r := s.runOp(ctx, rs, op, progress)
+			used = s.capResult(r, used)
 			if r.OK {
 				succeeded++
 			} else {
@@ -170,6 +217,30 @@ func statusOf(succeeded, failed int) string {
 		return StatusError
 	}
 	return StatusPartial
+}
+
+// responseOverhead is what a response holds besides its results:
+// {"status":"partial","results":[…]} and the commas between them.
+const responseOverhead = 64
+
+// capResult accounts for r in a response that has used bytes so far and
+// returns the new total. A successful result that would take the response
+// past Options.MaxResponseBytes is replaced by response_too_large, its
+// info dropped with it (the error is what the caller must see).
+func (s *Surface) capResult(r *OpResult, used int) int {
+	if s.opts.MaxResponseBytes < 0 {
+		return used
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return used // Response.JSON reports an unencodable result as it is
+	}
+	if r.OK && used+len(b)+1 > s.opts.MaxResponseBytes {
+		r.OK, r.Error = false, responseTooLarge(r.Op, len(b), used, s.opts.MaxResponseBytes)
+		r.Result, r.Info = nil, nil
+		b, _ = json.Marshal(r)
+	}
+	return used + len(b) + 1
 }
 
 func plural(n int, many, one string) string {
@@ -322,6 +393,15 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 			return fail(argsError(v, p, &op, CodeMissingFingerprint, nil))
 		default:
 			return fail(argsError(v, p, &op, CodeStaleFingerprint, nil))
+		}
+	}
+	if v.Class == ClassSpawn && s.spawns != nil {
+		key := ""
+		if s.opts.ClientKey != nil {
+			key = s.opts.ClientKey(ctx)
+		}
+		if ok, retry := s.spawns.take(key); !ok {
+			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
 		}
 	}
 	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {

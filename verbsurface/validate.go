@@ -40,6 +40,7 @@ const (
 	RuleAboveMaximum      = "above_maximum"
 	RuleTooFewItems       = "too_few_items"
 	RuleTooManyItems      = "too_many_items"
+	RuleDuplicateItems    = "duplicate_items" // uniqueItems: one problem, naming the first pair
 	RuleMutuallyExclusive = "mutually_exclusive"
 	RuleRequiredGroup     = "required_group"
 	RuleNotAnObject       = "not_an_object"
@@ -85,13 +86,15 @@ type valueCheck struct {
 	items     *valueCheck
 	minItems  int // -1: none
 	maxItems  int // -1: none
+	unique    bool
 }
 
 var (
 	rootKeywords = map[string]bool{"type": true, "description": true, "properties": true, "required": true,
 		"additionalProperties": true, "allOf": true}
 	propKeywords = map[string]bool{"type": true, "description": true, "default": true, "enum": true, "pattern": true,
-		"minimum": true, "maximum": true, "minLength": true, "not": true, "items": true, "minItems": true, "maxItems": true}
+		"minimum": true, "maximum": true, "minLength": true, "not": true, "items": true, "minItems": true, "maxItems": true,
+		"uniqueItems": true}
 	propTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
 )
 
@@ -322,6 +325,11 @@ func compileValue(m map[string]any, allowItems bool) (*valueCheck, error) {
 	if c.maxItems, err = count("maxItems"); err != nil {
 		return nil, err
 	}
+	if u, ok := m["uniqueItems"]; ok {
+		if c.unique, ok = u.(bool); !ok {
+			return nil, fmt.Errorf("uniqueItems is not a boolean")
+		}
+	}
 	if it, ok := m["items"]; ok {
 		im, ok := it.(map[string]any)
 		if !ok {
@@ -451,6 +459,13 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 	case "array":
 		rv := reflect.ValueOf(val)
 		n := rv.Len()
+		if c.maxItems >= 0 && n > c.maxItems {
+			// Refused on its length alone, before any item is looked at:
+			// an array of 300,000 values costs one problem, not 300,000.
+			return append(problems, Problem{Param: name, Rule: RuleTooManyItems,
+				Reason: fmt.Sprintf("%s has %d items, more than the maximum %d", subject, n, c.maxItems)})
+		}
+		before := len(problems)
 		if c.items != nil {
 			for i := 0; i < n; i++ {
 				problems = c.items.check(name, where+"["+strconv.Itoa(i)+"]", rv.Index(i).Interface(), problems)
@@ -460,12 +475,38 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 			problems = append(problems, Problem{Param: name, Rule: RuleTooFewItems,
 				Reason: fmt.Sprintf("%s has %d items, fewer than the minimum %d", subject, n, c.minItems)})
 		}
-		if c.maxItems >= 0 && n > c.maxItems {
-			problems = append(problems, Problem{Param: name, Rule: RuleTooManyItems,
-				Reason: fmt.Sprintf("%s has %d items, more than the maximum %d", subject, n, c.maxItems)})
+		if c.unique && len(problems) == before {
+			if i, j, dup := firstEqualPair(rv); dup {
+				problems = append(problems, Problem{Param: name, Rule: RuleDuplicateItems,
+					Reason: fmt.Sprintf("%s[%d] and %s[%d] are both %s; the items must be unique", subject, i, subject, j, short(rv.Index(i).Interface()))})
+			}
 		}
 	}
 	return problems
+}
+
+// firstEqualPair finds the first two equal items of an array of JSON
+// scalars, equal as JSON Schema's uniqueItems means it (1 and 1.0 are one
+// number), in one pass. Only called once every item passed its own checks,
+// so every item is a scalar of the item type.
+func firstEqualPair(rv reflect.Value) (int, int, bool) {
+	seen := make(map[any]int, rv.Len())
+	for j := 0; j < rv.Len(); j++ {
+		v := rv.Index(j).Interface()
+		jt, num, err := jsonKind(v)
+		if err != nil {
+			return 0, 0, false
+		}
+		var key any = v
+		if jt == "integer" || jt == "number" {
+			key = num
+		}
+		if i, ok := seen[key]; ok {
+			return i, j, true
+		}
+		seen[key] = j
+	}
+	return 0, 0, false
 }
 
 func (c *valueCheck) typeWord() string {

@@ -69,9 +69,27 @@
 // their choices. A validator that judges content beyond ValidArgs cannot be
 // probed and makes the command unavailable, like any disagreement.
 //
+// # Constraints the parser does not enforce
+//
+// A CLI may take any string as a model name, or any number of ids, where a
+// surface fronting untrusted callers must not. [Constrain] records such a
+// limit on the command, as annotations the walk reads (keys
+// [AnnotationPattern], [AnnotationMaxItems], [AnnotationUniqueItems]
+// followed by the parameter's schema name), and the walk sets the
+// parameter's Pattern, MaxItems or UniqueItems, so the schema states it and
+// validation refuses what breaks it. The binary's own parsing is
+// unchanged. A constraint the walk cannot apply — no such parameter, a
+// pattern on a non-string or over a type's own pattern, an array limit on
+// a scalar, an unknown "verbsurface." annotation — makes the command
+// unavailable, naming the annotation:
+//
+//	fromcobra.Constrain(agentCmd, "model", fromcobra.Constraint{Pattern: `^[a-z][a-z0-9_-]*(:[A-Za-z0-9._@=,+/][A-Za-z0-9._:@=,+/-]*)?$`})
+//	fromcobra.Constrain(waitCmd, "ids", fromcobra.Constraint{MaxItems: 256, UniqueItems: true})
+//
 // # Unavailable
 //
-// A command is unavailable, with a reason naming it, when: a flag's type is
+// A command is unavailable, with a reason naming it, when: a constraint
+// annotation cannot be applied (above); a flag's type is
 // unsupported; its Use line cannot be read or disagrees with its Args
 // validator; flag parsing is disabled (it reads argv raw); flags are marked
 // required together (MarkFlagsRequiredTogether, which the schema subset

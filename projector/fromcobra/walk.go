@@ -144,6 +144,9 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 			cmd.Params = append(cmd.Params, p)
 		}
 	}
+	if u := applyConstraints(c, cmd); u != nil && cmd.Unrepresentable == nil {
+		cmd.Unrepresentable = u
+	}
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
@@ -59,7 +60,7 @@ func TestFirstPositionalFindsThePlaybookName(t *testing.T) {
 		{[]string{}, ""},
 	}
 	for _, tt := range tests {
-		if got := firstPositional(play, tt.args); got != tt.want {
+		if got := guard.FirstPositional(play, tt.args); got != tt.want {
 			t.Errorf("firstPositional(%q) = %q; want %q", tt.args, got, tt.want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
@@ -65,46 +66,21 @@ func (a *app) scheduleCmd() *cobra.Command {
 		a.scheduleAddCmd(), a.scheduleListCmd(), a.scheduleShowCmd(), a.scheduleRemoveCmd(), a.scheduleTickCmd())
 }
 
-// spawnCommands are the commands a schedule may run.
-var spawnCommands = map[string]bool{"agent": true, "fanout": true, "flow": true, "play": true}
-
 // checkStoredCommand parses a schedule's command with a fresh tree, as a
 // tick will run it, so a schedule that can never run is refused when added.
 func (a *app) checkStoredCommand(argv []string) error {
 	bad := func(format string, args ...any) error {
 		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "command"}, "schedule command %q: %s", strings.Join(argv, " "), fmt.Sprintf(format, args...))
 	}
-	if len(argv) == 0 || !spawnCommands[argv[0]] {
-		return bad("must start with agent, fanout, flow or play")
-	}
-	fresh := newApp(a.opts)
-	root := fresh.root()
-	if argv[0] == playbook.PlayCommand {
-		if err := fresh.injectPlaybook(root, append([]string{"--home", a.mustHome()}, argv...)); err != nil {
-			return err
+	root := newApp(a.opts).root()
+	if err := guard.Check(root, argv, a.playbookInjector()); err != nil {
+		var me *machine.Error
+		if errors.As(err, &me) {
+			return me // the playbook's own error (not found, invalid) says more
 		}
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "command"}, "%v", err)
 	}
-	cmd, rest, err := root.Find(argv)
-	if err != nil {
-		return bad("%v", err)
-	}
-	if err := cmd.ParseFlags(rest); err != nil {
-		return bad("%v", err)
-	}
-	for _, f := range []string{"home", "json"} {
-		if cmd.Flags().Changed(f) {
-			return bad("--%s is set by the tick itself", f)
-		}
-	}
-	// A stored command runs later with the home owner's rights; if it could
-	// carry a notify target, whoever can add a schedule (an MCP caller,
-	// if the server exposes schedule add) could run any command. Scheduled
-	// runs take the default notify setting of config.yaml instead.
-	for _, f := range notify.Flags {
-		if cmd.Flags().Changed(f) {
-			return bad("--%s may not be stored in a schedule; scheduled runs use the notify setting of %s", f, notify.ConfigFile)
-		}
-	}
+	cmd, _, _ := root.Find(argv) // found and parsed by the guard
 	if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
 		return bad("%v", err)
 	}
@@ -112,6 +88,16 @@ func (a *app) checkStoredCommand(argv []string) error {
 		return bad("%v", err)
 	}
 	return nil
+}
+
+// playbookInjector is the guard's injection: the playbook as it is in
+// this home now.
+func (a *app) playbookInjector() guard.Injector {
+	home := a.mustHome()
+	return func(root *cobra.Command, name string) error {
+		_, err := playbook.Inject(root, home, name)
+		return err
+	}
 }
 
 func (a *app) mustHome() string {
@@ -249,6 +235,14 @@ func (a *app) scheduleTickCmd() *cobra.Command {
 			return err
 		}
 		started, err := schedule.Tick(cmd.Context(), rt.Store, now, func(ctx context.Context, argv []string) (string, error) {
+			// The stored command is parsed again, with the tree and the
+			// playbooks as they are now: a command that was harmless when
+			// added may reach a forbidden flag today (a playbook arg that
+			// changed type). Such a command is not run; the tick records
+			// the refusal and its reason on the schedule.
+			if err := guard.Check(newApp(a.opts).root(), argv, a.playbookInjector()); err != nil {
+				return "", err
+			}
 			return startStored(ctx, rt.Exe, rt.Home, argv)
 		})
 		if err != nil {

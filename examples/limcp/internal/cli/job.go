@@ -16,6 +16,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/wait"
 )
 
@@ -36,6 +37,7 @@ func (a *app) jobStatusCmd() *cobra.Command {
 		Short: "show records by id or unique id prefix (at least 8 characters)",
 		Args:  cobra.MinimumNArgs(1),
 	}
+	constrainIDs(c)
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		st, err := a.readStore(cmd.Context())
 		if err != nil {
@@ -297,6 +299,7 @@ Expiry is not an error. The window and poll interval are clamped (window
 0..300 s, poll 0.05..30 s) and echoed.`,
 		Args: cobra.MinimumNArgs(1),
 	}
+	constrainIDs(c)
 	c.Flags().Float64Var(&maxWait, "max-wait-seconds", wait.DefaultMaxWait.Seconds(), "how long to wait at most, in seconds (0: one snapshot)")
 	c.Flags().Float64Var(&poll, "poll-interval-seconds", wait.DefaultPollInterval.Seconds(), "seconds between observations")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
@@ -369,4 +372,14 @@ func notifyTargets(n *store.NotifyJSON) string {
 		to = append(to, "run "+strings.Join(n.Command, " "))
 	}
 	return strings.Join(to, "; ")
+}
+
+// MaxIDs is how many ids one `job status` or `job wait` offers a surface
+// caller (its schema's maxItems; duplicates are refused too). The CLI run
+// by a person takes any number; over MCP, one request cannot make the
+// server observe 10,000 runs, or one run 300,000 times.
+const MaxIDs = 256
+
+func constrainIDs(c *cobra.Command) {
+	fromcobra.Constrain(c, "ids", fromcobra.Constraint{MaxItems: MaxIDs, UniqueItems: true})
 }

@@ -20,6 +20,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, tokenFile string
 	var readOnly, noNotify bool
 	var roots []string
+	var limits server.Limits
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: `serve limcp's verbs as one MCP tool, "request" (stdio, or --http ADDR)`,
@@ -51,6 +52,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
+	c.Flags().IntVar(&limits.MaxInFlight, "max-inflight", 0, "commands run at once across all clients, the rest queued in order (default 2 x CPUs; -1: no cap)")
+	c.Flags().IntVar(&limits.SpawnsPerMinute, "spawns-per-minute", 0, "runs a client may start per minute before rate_limited (default 60; -1: no cap)")
+	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
 		if httpAddr == "" && tokenFile != "" {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "--token-file applies to --http only")
@@ -75,6 +79,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			ReadOnly:   readOnly,
 			NoNotify:   noNotify,
 			Roots:      realRoots,
+			Limits:     limits,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
 		})

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 )
@@ -128,7 +128,7 @@ func (a *app) injectPlaybook(root *cobra.Command, args []string) error {
 	if err != nil || cmd.Name() != playbook.PlayCommand || cmd.Parent() != root {
 		return nil
 	}
-	name := firstPositional(cmd, rest)
+	name := guard.FirstPositional(cmd, rest)
 	if name == "" {
 		return nil
 	}
@@ -139,49 +139,6 @@ func (a *app) injectPlaybook(root *cobra.Command, args []string) error {
 	}
 	_, err = playbook.Inject(root, home, name)
 	return err
-}
-
-func firstPositional(cmd *cobra.Command, args []string) string {
-	lookup := func(name string, short bool) *pflag.Flag {
-		for _, fs := range []*pflag.FlagSet{cmd.Flags(), cmd.InheritedFlags(), cmd.Root().PersistentFlags()} {
-			var f *pflag.Flag
-			if short {
-				f = fs.ShorthandLookup(name)
-			} else {
-				f = fs.Lookup(name)
-			}
-			if f != nil {
-				return f
-			}
-		}
-		return nil
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
-			return ""
-		case strings.HasPrefix(a, "--"):
-			if strings.Contains(a, "=") {
-				continue
-			}
-			if f := lookup(strings.TrimPrefix(a, "--"), false); f != nil && f.NoOptDefVal == "" {
-				i++ // its value
-			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			if len(a) == 2 {
-				if f := lookup(a[1:], true); f != nil && f.NoOptDefVal == "" {
-					i++
-				}
-			}
-		default:
-			return a
-		}
-	}
-	return ""
 }
 
 // root builds the tree.

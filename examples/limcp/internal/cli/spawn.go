@@ -10,6 +10,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
@@ -107,6 +108,7 @@ echo:delay=2s,exit=3,stderr=TEXT) or a command provider from providers.yaml
 		Args: cobra.RangeArgs(1, 2),
 	}
 	f.add(c)
+	constrainModel(c, "model")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
 		if err != nil {
@@ -135,6 +137,8 @@ their outputs.`,
 	c.Flags().StringVar(&synthesis, "with-synthesis", "", "after the N runs, run this MODEL on the prompt followed by their outputs")
 	_ = c.MarkFlagRequired("count")
 	f.add(c)
+	constrainModel(c, "model")
+	constrainModel(c, "with_synthesis")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
 		if err != nil {
@@ -238,4 +242,13 @@ func argAt(args []string, i int) string {
 		return args[i]
 	}
 	return ""
+}
+
+// constrainModel states provider.ModelPattern in the schema of a model
+// parameter: a caller's model is refused at validation, pattern shown,
+// before it can reach a provider's {model} slot (where "local:--exec=…"
+// would be an option). The CLI checks the same pattern when it resolves
+// the model.
+func constrainModel(c *cobra.Command, param string) {
+	fromcobra.Constrain(c, param, fromcobra.Constraint{Pattern: provider.ModelPattern})
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
@@ -144,7 +145,9 @@ func (d *Deliverer) attempt(ctx context.Context, rec store.Record, c store.Deliv
 		}
 		return post(ctx, client, rec.Notify.URL, body, rec.Notify.Timeout)
 	case store.ChannelCommand:
-		env := append(os.Environ(),
+		// A notify command is the operator's, but it runs on a run's end
+		// and sees the environment rule (package runenv) like the run.
+		env := append(runenv.Build(os.Environ()),
 			"LIMCP_NOTIFY_ID="+rec.ID,
 			"LIMCP_NOTIFY_STATUS="+string(rec.Status),
 			"LIMCP_NOTIFY_ATTEMPT="+strconv.Itoa(c.Attempts))

@@ -7,14 +7,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
+
+// ModelPattern is what a model name must match, in every command that takes
+// one (and so in the projected schema of each): a provider name (the rule
+// of providers.yaml's names), optionally followed by ":" and an argument
+// that does not start with "-" and holds no space, quote, shell
+// metacharacter or control character. The argument lands in a command
+// provider's {model} slot, where a leading "-" would be an option.
+const ModelPattern = `^[a-z][a-z0-9_-]*(:[A-Za-z0-9._@=,+/][A-Za-z0-9._:@=,+/-]*)?$`
 
 // EchoName is the built-in provider's name.
 const EchoName = "echo"
@@ -37,6 +47,11 @@ type Resolved struct {
 	Echo     *Echo    `json:"echo,omitempty"`
 	Argv     []string `json:"argv,omitempty"` // command providers: the template, placeholders unexpanded
 	Path     string   `json:"path,omitempty"` // command providers: argv[0] resolved to an absolute path when submitted
+	// Env and Set are the command provider's environment additions as
+	// configured when submitted: the names passed through from the
+	// worker's environment, and fixed values (see [Resolved.Environ]).
+	Env []string          `json:"env,omitempty"`
+	Set map[string]string `json:"set,omitempty"`
 }
 
 // Config is providers.yaml.
@@ -48,10 +63,37 @@ type Config struct {
 type CommandProvider struct {
 	Name string   `yaml:"name"`
 	Argv []string `yaml:"argv"`
+	// Env names variables passed through to the command from the
+	// environment limcp runs in (an API key). Nothing else beyond the
+	// rule of package runenv reaches it.
+	Env []string `yaml:"env"`
+	// Set adds fixed variables to the command's environment. The values
+	// are stored in the run's spec, which `job status` shows: a secret
+	// belongs in Env, never in Set.
+	Set map[string]string `yaml:"set"`
+}
+
+// EnvNames returns every variable name any provider passes through, once
+// each, in declaration order: what a process that starts workers must
+// keep, since a worker may run any provider.
+func (c Config) EnvNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range c.Providers {
+		for _, n := range p.Env {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 var (
 	nameRE        = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	modelRE       = regexp.MustCompile(ModelPattern)
 	placeholderRE = regexp.MustCompile(`\{[^{}]*\}`)
 	placeholders  = map[string]bool{"{model}": true, "{id}": true, "{cwd}": true, "{run_dir}": true}
 )
@@ -91,6 +133,24 @@ func LoadConfig(home string) (Config, error) {
 			return Config{}, bad(".argv", "argv must name a command")
 		}
 		seen[p.Name] = true
+		for j, n := range p.Env {
+			switch {
+			case !envNameRE.MatchString(n):
+				return Config{}, bad(fmt.Sprintf(".env[%d]", j), "%q is not an environment variable name (%s)", n, envNameRE)
+			case n == runenv.Withheld:
+				return Config{}, bad(fmt.Sprintf(".env[%d]", j), "%s is the MCP server's bearer token and is never passed to a run", n)
+			}
+		}
+		for k, v := range p.Set {
+			switch {
+			case !envNameRE.MatchString(k):
+				return Config{}, bad(".set", "%q is not an environment variable name (%s)", k, envNameRE)
+			case k == runenv.Withheld:
+				return Config{}, bad(".set."+k, "%s is the MCP server's bearer token and is never set for a run", k)
+			case strings.ContainsRune(v, 0):
+				return Config{}, bad(".set."+k, "the value holds a NUL byte, which no environment can carry")
+			}
+		}
 		for j, a := range p.Argv {
 			for _, ph := range placeholderRE.FindAllString(a, -1) {
 				if !placeholders[ph] {
@@ -105,6 +165,10 @@ func LoadConfig(home string) (Config, error) {
 // Resolve resolves model against the built-in echo provider and the
 // command providers of home's providers.yaml.
 func Resolve(home, model string) (Resolved, error) {
+	if !modelRE.MatchString(model) {
+		return Resolved{}, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "model", "model": model, "pattern": ModelPattern},
+			"model %q does not match %s: a provider name, optionally \":\" and an argument that does not start with \"-\"", model, ModelPattern)
+	}
 	name, arg, _ := strings.Cut(model, ":")
 	if name == EchoName {
 		e, err := parseEcho(model, arg)
@@ -133,7 +197,7 @@ func Resolve(home, model string) (Resolved, error) {
 				map[string]any{"model": model, "provider": name, "command": p.Argv[0]},
 				"provider %q: its command %q cannot be run: %v", name, p.Argv[0], err)
 		}
-		return Resolved{Model: model, Provider: name, Argv: p.Argv, Path: path}, nil
+		return Resolved{Model: model, Provider: name, Argv: p.Argv, Path: path, Env: p.Env, Set: p.Set}, nil
 	}
 	var names []string
 	names = append(names, EchoName)
@@ -190,8 +254,19 @@ type Vars struct {
 // (argv[0] replaced by the resolved path). Each placeholder is replaced
 // once, left to right: a value that itself contains "{id}" is not expanded
 // again.
-func (r Resolved) Expand(v Vars) []string {
+//
+// A value that starts with "-" is refused (a [*SlotError] naming the slot),
+// whatever the argv around it: an argv element that is exactly a
+// placeholder would hand the command an option it never meant to accept
+// ("local:--exec=/bin/sh"). [Resolve] refuses such a model already; this is
+// the last check, at the moment the argv is built.
+func (r Resolved) Expand(v Vars) ([]string, error) {
 	_, model, _ := strings.Cut(r.Model, ":")
+	for _, s := range []struct{ slot, value string }{{"{model}", model}, {"{id}", v.ID}, {"{cwd}", v.Cwd}, {"{run_dir}", v.RunDir}} {
+		if strings.HasPrefix(s.value, "-") {
+			return nil, &SlotError{Slot: s.slot, Value: s.value}
+		}
+	}
 	rep := strings.NewReplacer("{model}", model, "{id}", v.ID, "{cwd}", v.Cwd, "{run_dir}", v.RunDir)
 	out := make([]string, len(r.Argv))
 	for i, a := range r.Argv {
@@ -199,6 +274,44 @@ func (r Resolved) Expand(v Vars) []string {
 	}
 	if r.Path != "" {
 		out[0] = r.Path
+	}
+	return out, nil
+}
+
+// SlotError is a value refused for a template slot because it starts
+// with "-".
+type SlotError struct {
+	Slot  string // "{model}", "{id}", "{cwd}" or "{run_dir}"
+	Value string
+}
+
+func (e *SlotError) Error() string {
+	return fmt.Sprintf("provider template slot %s: value %q starts with \"-\", which the command would read as an option; refused", e.Slot, e.Value)
+}
+
+// Environ is the environment of the command provider's process: base
+// filtered by the rule of package runenv with the provider's Env names
+// passed through, then its Set values (sorted by name; a Set value
+// replaces a variable of the same name).
+func (r Resolved) Environ(base []string) []string {
+	env := runenv.Build(base, r.Env...)
+	if len(r.Set) == 0 {
+		return env
+	}
+	keys := make([]string, 0, len(r.Set))
+	for k := range r.Set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := env[:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, set := r.Set[name]; !set {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range keys {
+		out = append(out, k+"="+r.Set[k])
 	}
 	return out
 }

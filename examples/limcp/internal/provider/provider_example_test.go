@@ -25,7 +25,8 @@ func ExampleResolve() {
 func ExampleResolved_Expand() {
 	r := provider.Resolved{Model: "local:big", Provider: "local",
 		Argv: []string{"my-agent", "--model", "{model}", "--out", "{run_dir}/answer.md"}, Path: "/usr/local/bin/my-agent"}
-	fmt.Println(r.Expand(provider.Vars{ID: "0123456789abcdef", Cwd: "/src", RunDir: "/home/me/.limcp/runs/0123456789abcdef"}))
+	argv, err := r.Expand(provider.Vars{ID: "0123456789abcdef", Cwd: "/src", RunDir: "/home/me/.limcp/runs/0123456789abcdef"})
+	fmt.Println(argv, err)
 	// Output:
-	// [/usr/local/bin/my-agent --model big --out /home/me/.limcp/runs/0123456789abcdef/answer.md]
+	// [/usr/local/bin/my-agent --model big --out /home/me/.limcp/runs/0123456789abcdef/answer.md] <nil>
 }

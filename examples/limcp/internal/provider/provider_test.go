@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +67,7 @@ func TestConfigRules(t *testing.T) {
 		name, config, field string
 	}{
 		{"a malformed file", "providers: [\n", ""},
-		{"an unknown field", "providers:\n  - {name: a, argv: [x], env: [A=b]}\n", ""},
+		{"an unknown field", "providers:\n  - {name: a, argv: [x], environment: [A=b]}\n", ""},
 		{"a second document", "providers:\n  - {name: a, argv: [x]}\n---\nproviders:\n  - {name: b, argv: [y]}\n", ""},
 		{"a bad name", "providers:\n  - {name: Big Agent, argv: [x]}\n", "providers[0].name"},
 		{"echo cannot be redefined", "providers:\n  - {name: echo, argv: [x]}\n", "providers[0].name"},
@@ -92,13 +94,16 @@ func TestConfigRules(t *testing.T) {
 
 func TestExpand(t *testing.T) {
 	r := Resolved{Model: "local:big", Provider: "local", Argv: []string{"agent", "--model={model}", "--in", "{cwd}", "{run_dir}/{id}"}, Path: "/usr/bin/agent"}
-	got := r.Expand(Vars{ID: "abc", Cwd: "/work", RunDir: "/runs/abc"})
+	got, err := r.Expand(Vars{ID: "abc", Cwd: "/work", RunDir: "/runs/abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if d := cmp.Diff([]string{"/usr/bin/agent", "--model=big", "--in", "/work", "/runs/abc/abc"}, got); d != "" {
 		t.Fatalf("Expand (-want +got):\n%s", d)
 	}
 	// A value is inserted as is: a directory named like a placeholder is
 	// not expanded a second time.
-	got = r.Expand(Vars{ID: "abc", Cwd: "/tmp/{id}", RunDir: "/runs/abc"})
+	got, _ = r.Expand(Vars{ID: "abc", Cwd: "/tmp/{id}", RunDir: "/runs/abc"})
 	if got[3] != "/tmp/{id}" {
 		t.Fatalf("{cwd} = %q; want the directory verbatim", got[3])
 	}
@@ -125,7 +130,93 @@ func TestRelativeCommandIsResolvedAtSubmit(t *testing.T) {
 	if r.Path != agent {
 		t.Fatalf("Path = %q; want the absolute %q", r.Path, agent)
 	}
-	if argv := r.Expand(Vars{ID: "x", Cwd: "/", RunDir: "/r"}); argv[0] != agent {
+	if argv, _ := r.Expand(Vars{ID: "x", Cwd: "/", RunDir: "/r"}); argv[0] != agent {
 		t.Fatalf("Expand()[0] = %q; want %q", argv[0], agent)
+	}
+}
+
+// TestSlotRefusesDashLeadingValues: a value that starts with "-" never
+// lands in a template slot, whichever slot it is; the error names the slot.
+func TestSlotRefusesDashLeadingValues(t *testing.T) {
+	tests := []struct {
+		name  string
+		model string
+		vars  Vars
+		slot  string
+	}{
+		{"a model argument that is an option", "local:--exec=/bin/sh", Vars{ID: "a", Cwd: "/", RunDir: "/r"}, "{model}"},
+		{"a model argument that is a short option", "local:-x", Vars{ID: "a", Cwd: "/", RunDir: "/r"}, "{model}"},
+		{"a working directory that is an option", "local:m", Vars{ID: "a", Cwd: "-rf", RunDir: "/r"}, "{cwd}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Resolved{Model: tt.model, Provider: "local", Argv: []string{"agent", "{model}", "{cwd}"}, Path: "/bin/agent"}
+			argv, err := r.Expand(tt.vars)
+			var se *SlotError
+			if !errors.As(err, &se) || se.Slot != tt.slot || !strings.Contains(err.Error(), tt.slot) {
+				t.Fatalf("Expand = %q, %v; want a SlotError naming %s", argv, err, tt.slot)
+			}
+		})
+	}
+}
+
+// TestModelPattern: Resolve refuses a model outside ModelPattern before it
+// looks at any provider, naming the pattern.
+func TestModelPattern(t *testing.T) {
+	h := homeWith(t, "providers:\n  - name: local\n    argv: [\"/bin/cat\", \"{model}\"]\n")
+	for _, ok := range []string{"echo", "echo:delay=2s,exit=3,stderr=oops", "local", "local:big", "local:org/model@v1.2", "local:a:b"} {
+		if _, err := Resolve(h, ok); err != nil {
+			t.Errorf("Resolve(%q) = %v; want it accepted", ok, err)
+		}
+	}
+	for _, bad := range []string{"local:--exec=/bin/sh", "local:-x", "-local", "local:", "local:a b", "Local", "local:$(id)", "local:a\nb", ""} {
+		_, err := Resolve(h, bad)
+		var me *machine.Error
+		if !errors.As(err, &me) || me.Code != machine.InvalidArgument || !strings.Contains(err.Error(), ModelPattern) {
+			t.Errorf("Resolve(%q) = %v; want invalid_argument naming the pattern", bad, err)
+		}
+	}
+}
+
+// TestProviderEnvironment: a provider's env names pass through from the
+// base environment, its set values are added, and nothing else beyond the
+// runenv rule reaches it.
+func TestProviderEnvironment(t *testing.T) {
+	h := homeWith(t, "providers:\n  - name: local\n    argv: [\"/bin/cat\"]\n    env: [ANTHROPIC_API_KEY]\n    set: {AGENT_MODE: batch, PATH: /opt/bin}\n")
+	r, err := Resolve(h, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Environ([]string{"PATH=/usr/bin", "ANTHROPIC_API_KEY=key", "AWS_SECRET_ACCESS_KEY=canary", "LIMCP_MCP_TOKEN=tok", "LIMCP_HOME=/s"})
+	want := []string{"ANTHROPIC_API_KEY=key", "LIMCP_HOME=/s", "AGENT_MODE=batch", "PATH=/opt/bin"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Environ (-want +got):\n%s", d)
+	}
+	cfg, _ := LoadConfig(h)
+	if d := cmp.Diff([]string{"ANTHROPIC_API_KEY"}, cfg.EnvNames()); d != "" {
+		t.Fatalf("EnvNames (-want +got):\n%s", d)
+	}
+}
+
+// TestProviderEnvConfigRefused: env and set are checked like the rest of
+// providers.yaml, naming the field.
+func TestProviderEnvConfigRefused(t *testing.T) {
+	tests := []struct{ name, yaml, field string }{
+		{"an env entry that is no variable name", "env: [\"A-B\"]", "providers[0].env[0]"},
+		{"the server's token cannot be passed", "env: [LIMCP_MCP_TOKEN]", "providers[0].env[0]"},
+		{"a set name that is no variable name", "set: {\"1X\": v}", "providers[0].set"},
+		{"an unknown key is refused", "envs: [A]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadConfig(homeWith(t, "providers:\n  - name: local\n    argv: [cat]\n    "+tt.yaml+"\n"))
+			var me *machine.Error
+			if !errors.As(err, &me) || me.Code != machine.InvalidProviderConfig {
+				t.Fatalf("LoadConfig = %v; want invalid_provider_config", err)
+			}
+			if f, _ := me.Details.(map[string]any)["field"].(string); f != tt.field {
+				t.Fatalf("field = %q; want %q (%v)", f, tt.field, err)
+			}
+		})
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 )
 
 // WorkerCommand is the hidden command that runs a record.
@@ -27,10 +30,22 @@ func startWorker(exe, home, id string) (*exec.Cmd, error) {
 	defer log.Close()
 	cmd := exec.Command(exe, "--home", home, WorkerCommand, id)
 	cmd.Dir = dir
+	cmd.Env = workerEnv(home)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	return cmd, nil
+}
+
+// workerEnv is a worker's environment: the rule of package runenv over
+// this process's environment, keeping what any provider of home's
+// providers.yaml passes through (a session's coordinator may start a step
+// of any provider, and each provider process narrows it again to its own
+// names). A providers.yaml that does not load passes nothing more: the
+// submit that needed it has already failed on it.
+func workerEnv(home string) []string {
+	cfg, _ := provider.LoadConfig(home)
+	return runenv.Build(os.Environ(), cfg.EnvNames()...)
 }

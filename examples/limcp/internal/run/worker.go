@@ -176,7 +176,11 @@ func runEcho(ctx context.Context, spec InvocationSpec, promptPath string, stdout
 }
 
 func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string, stdout, stderr *os.File) providerResult {
-	argv := spec.Provider.Expand(provider.Vars{ID: id, Cwd: spec.Cwd, RunDir: dir})
+	argv, err := spec.Provider.Expand(provider.Vars{ID: id, Cwd: spec.Cwd, RunDir: dir})
+	if err != nil {
+		fmt.Fprintf(stderr, "limcp: provider %s: %v\n", spec.Provider.Provider, err)
+		return providerResult{status: store.StatusFailed, reason: ReasonLaunchError}
+	}
 	stdin, err := os.Open(filepath.Join(dir, PromptFile))
 	if err != nil {
 		fmt.Fprintf(stderr, "limcp: reading the prompt: %v\n", err)
@@ -185,6 +189,9 @@ func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string,
 	defer stdin.Close()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Dir = stdin, stdout, stderr, spec.Cwd
+	// The provider sees the environment rule (package runenv) and what its
+	// providers.yaml entry names: never the secrets of whoever submitted.
+	cmd.Env = spec.Provider.Environ(os.Environ())
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "limcp: provider %s: cannot start %q: %v\n", spec.Provider.Provider, argv[0], err)
 		return providerResult{status: store.StatusFailed, reason: ReasonLaunchError}

@@ -2,9 +2,11 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/robfig/cron/v3"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
@@ -27,6 +29,9 @@ type Started struct {
 	NextRun  time.Time `json:"next_run_at"`
 	ID       string    `json:"id"`    // the record the command created ("" on failure)
 	Error    string    `json:"error"` // why the command failed ("" on success)
+	// Refused is set when the stored command was not run at all: the
+	// guard, run again at the tick, refused it (Error says why).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // StartFunc starts a stored command and returns the id of the record it created.
@@ -61,6 +66,8 @@ func Tick(ctx context.Context, st *store.Store, now time.Time, start StartFunc) 
 		s.ID = id
 		if err != nil {
 			s.Error = err.Error()
+			var r *guard.Refusal
+			s.Refused = errors.As(err, &r)
 		}
 		_ = st.RecordScheduleRun(ctx, sc.Name, s.ID, s.Error)
 		out = append(out, s)

@@ -15,6 +15,8 @@ import (
 	"github.com/verbsurface/verbsurface/dispatch"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -41,8 +43,9 @@ type Options struct {
 	// start the server with --root DIR.
 	Roots []string
 
-	// Env is the environment of the CLI commands before the server adds
-	// LIMCP_HOME and LIMCP_NOTIFY_URL. nil means this process's
+	// Env is what the CLI commands' environment is built from: it is
+	// narrowed by the environment rule of package runenv, then the server
+	// adds LIMCP_HOME and LIMCP_NOTIFY_URL. nil means this process's
 	// environment.
 	Env []string
 
@@ -59,6 +62,10 @@ type Options struct {
 	// Timeout bounds each CLI command (dispatch.DefaultTimeout when zero).
 	Timeout time.Duration
 
+	// Limits are the request limits of the surface; the zero value is
+	// the surface's defaults.
+	Limits Limits
+
 	// Wake sources of job.wait, both on by default; tests turn one off to
 	// prove the other on its own. NoStoreSignal also stops the store
 	// watcher; NoNotify runs no notify endpoint and sets no
@@ -68,6 +75,17 @@ type Options struct {
 	NoStoreSignal bool
 	NoNotify      bool
 	StorePolling  bool
+}
+
+// Limits are the surface's request limits (verbsurface.Options): zero
+// takes the default, a negative value turns the limit off. Spawns are
+// counted per server: on stdio the server has one client; an HTTP server
+// counts all its clients together unless ClientKey names them apart.
+type Limits struct {
+	MaxInFlight      int                              // commands at once (default 2 x CPUs)
+	SpawnsPerMinute  int                              // spawn ops per client per minute (default 60)
+	MaxResponseBytes int                              // bytes per response (default 4 MiB)
+	ClientKey        func(ctx context.Context) string // the rate-limit key of a request; nil: one bucket
 }
 
 // Server is limcp's MCP server face: one surface over limcp's own command
@@ -81,13 +99,10 @@ type Server struct {
 	surface *verbsurface.Surface
 	tree    *projector.Tree
 	walk    *fromcobra.Options
-	// pathFlags are the tree's path options, which a stored command may
-	// not set (storedCommandGuard).
-	pathFlags []string
-	hub       *wakeHub
-	watcher   *storeWatcher
-	notify    *notifyEndpoint
-	mcp       *mcp.Server
+	hub     *wakeHub
+	watcher *storeWatcher
+	notify  *notifyEndpoint
+	mcp     *mcp.Server
 
 	closeOnce sync.Once
 }
@@ -131,7 +146,6 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: walking the limcp command tree: %w", err)
 	}
 	s.tree = tree
-	s.pathFlags = treePathFlags(tree)
 
 	if !opts.NoNotify {
 		if s.notify, err = startNotifyEndpoint(func() {
@@ -171,6 +185,11 @@ func New(opts Options) (*Server, error) {
 		ReadOnly:      opts.ReadOnly,
 		Roots:         opts.Roots,
 		NoRootsHint:   NoRootsHint,
+
+		MaxInFlight:      opts.Limits.MaxInFlight,
+		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
+		MaxResponseBytes: opts.Limits.MaxResponseBytes,
+		ClientKey:        opts.Limits.ClientKey,
 	})
 	if err != nil {
 		s.Close()
@@ -188,13 +207,19 @@ func New(opts Options) (*Server, error) {
 }
 
 // commandEnv is the environment of every CLI command: the base environment
-// with LIMCP_HOME set to the server's home and, when the notify endpoint
-// runs, LIMCP_NOTIFY_URL set to it (issue 9).
+// narrowed by the environment rule (package runenv: the allowlist, LIMCP_*
+// but the bearer token, and the names providers.yaml passes through, read
+// when the server starts), with LIMCP_HOME set to the server's home and,
+// when the notify endpoint runs, LIMCP_NOTIFY_URL set to it. A secret in
+// the server's environment that providers.yaml does not name never reaches
+// a command, nor the runs it starts.
 func (s *Server) commandEnv() []string {
 	base := s.opts.Env
 	if base == nil {
 		base = os.Environ()
 	}
+	cfg, _ := provider.LoadConfig(s.opts.Home) // a broken file is the CLI's to report, at submit
+	base = runenv.Build(base, cfg.EnvNames()...)
 	env := make([]string, 0, len(base)+2)
 	for _, kv := range base {
 		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") {

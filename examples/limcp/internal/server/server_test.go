@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
@@ -52,6 +53,10 @@ func TestServerCannotWriteTheStore(t *testing.T) {
 	// The names it keeps instead of importing cli must stay cli's.
 	if server.HomeEnv != cli.HomeEnv || server.StoreFile != cli.StoreFile {
 		t.Errorf("server.HomeEnv/StoreFile = %q/%q; cli has %q/%q", server.HomeEnv, server.StoreFile, cli.HomeEnv, cli.StoreFile)
+	}
+	// The token the environment rule withholds is the server's.
+	if server.TokenEnv != runenv.Withheld {
+		t.Errorf("server.TokenEnv = %q; runenv withholds %q", server.TokenEnv, runenv.Withheld)
 	}
 }
 
@@ -152,10 +157,14 @@ func TestNoVerbSchemaCarriesExcludedFlags(t *testing.T) {
 func TestStoredCommandCannotSetExcludedFlags(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
+	writeFile(t, f.home, "playbooks/q.playbook.yaml", "args:\n  - {name: note, type: str}\nflow:\n  steps:\n    - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
 	for _, cmd := range [][]any{
 		{"agent", "--notify-command=touch /tmp/pwned", "echo", "hi"},
 		{"agent", "--notify-url", "http://example.com/", "echo", "hi"},
 		{"agent", "--home=/elsewhere", "echo", "hi"},
+		// The guard parses: a flag whose value is the literal "--" does not
+		// end the flags, whatever a token scan would conclude.
+		{"play", "q", "--note", "--", "--notify-command=/bin/sh", "go"},
 	} {
 		r := f.request(map[string]any{"ops": []any{map[string]any{"op": "schedule.add",
 			"args": map[string]any{"name": "n", "cron": "0 3 * * *", "command": cmd}}}})

@@ -2,13 +2,15 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+
 	"github.com/verbsurface/verbsurface/dispatch"
-	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -19,7 +21,7 @@ import (
 // command is arbitrary code execution, and a notify URL would let a caller
 // make the CLI send requests on its behalf). They are left out of the walk,
 // so no schema carries them and nothing can render them.
-var ExcludedFlags = []string{"json", "home", "notify-url", "notify-command"}
+var ExcludedFlags = guard.Forbidden
 
 // SynonymSunset is when the v1 tool names stop being accepted as synonyms
 // (DESIGN 1.8): already past, so they are rejected with the verb to use.
@@ -164,28 +166,6 @@ func (s *Server) takesPrompt(path []string) bool {
 	return text && file
 }
 
-// treePathFlags lists the option spellings of every path parameter of
-// the tree (fromcobra.AnnotationPath), sorted and without duplicates.
-func treePathFlags(tree *projector.Tree) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, c := range tree.Commands {
-		for _, p := range c.Params {
-			if p.Path == projector.PathNone {
-				continue
-			}
-			for _, o := range p.Options {
-				if !seen[o] {
-					seen[o] = true
-					out = append(out, o)
-				}
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // policy is the surface's policy: ReadOnly when the server is read-only,
 // and always the guard on stored commands.
 func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
@@ -194,38 +174,38 @@ func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
 			return err
 		}
 	}
-	return storedCommandGuard(op, s.pathFlags)
+	return s.storedCommandGuard(op)
 }
 
-// storedCommandGuard refuses a schedule whose stored command sets an
-// excluded flag or a path flag (pathFlags: --prompt-file, --spec, --cwd). schedule.add stores an argv that `schedule tick` later runs
-// as a spawn command, so it is the one place a caller's words become flags
-// of a command the caller does not render through the schema; the CLI
-// itself refuses --home and --json there, and this guard refuses every
-// excluded flag (a notify command stored for a later tick would be code
-// execution by proxy). A path flag is refused because a stored path is
-// opened at every tick, long after the request's confinement to the roots
-// was checked, and a tick opens it as the CLI, with no roots at all.
-func storedCommandGuard(op verbsurface.PolicyOp, pathFlags []string) error {
+// storedCommandGuard refuses a schedule whose stored command would set a
+// forbidden flag (guard.Forbidden: the excluded flags) when it runs.
+// schedule.add stores an argv that `schedule tick` later runs as a spawn
+// command: the one place a caller's words become flags of a command the
+// caller does not render through the schema. The guard parses the words
+// with a fresh limcp tree and the playbook as it is now, so no spelling
+// slips past a token scan; the CLI runs the same guard when it stores the
+// command and again at every tick, since a playbook may change meanwhile.
+// The server's guard also refuses a flag naming a file (--prompt-file,
+// --spec, --cwd): see guard.CheckNoFiles.
+func (s *Server) storedCommandGuard(op verbsurface.PolicyOp) error {
 	if op.Verb != "schedule.add" {
 		return nil
 	}
 	words, _ := op.Args["command"].([]any)
+	argv := make([]string, 0, len(words))
 	for _, w := range words {
-		s, _ := w.(string)
-		if s == "--" {
-			return nil // the stored command's own positionals follow
-		}
-		for _, flag := range ExcludedFlags {
-			if s == "--"+flag || strings.HasPrefix(s, "--"+flag+"=") {
-				return fmt.Errorf("a stored command may not set --%s (it is never a caller's to set)", flag)
-			}
-		}
-		for _, opt := range pathFlags {
-			if s == opt || strings.HasPrefix(s, opt+"=") {
-				return fmt.Errorf("a stored command may not name a file (%s): files are checked against the server's roots when a request names them, and a schedule opens its files later", opt)
-			}
-		}
+		str, _ := w.(string)
+		argv = append(argv, str)
 	}
+	err := guard.CheckNoFiles(s.opts.NewRoot(), argv, func(root *cobra.Command, name string) error {
+		_, err := playbook.Inject(root, s.opts.Home, name)
+		return err
+	})
+	var r *guard.Refusal
+	if errors.As(err, &r) && r.Forbidden != "" {
+		return errors.New(r.Reason)
+	}
+	// Anything else (no such playbook, flags that do not parse) the CLI
+	// refuses in its own terms when it runs the same guard at add.
 	return nil
 }

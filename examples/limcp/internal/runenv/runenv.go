@@ -1,0 +1,30 @@
+package runenv
+
+import (
+	"strings"
+
+	"github.com/verbsurface/verbsurface/dispatch"
+)
+
+// Withheld is the one LIMCP_* variable never passed on: the HTTP bearer
+// token of `limcp mcp` (server.TokenEnv; a test holds them equal). A run
+// that saw it could call the server as any client.
+const Withheld = "LIMCP_MCP_TOKEN"
+
+// Prefix admits limcp's own variables (LIMCP_HOME, LIMCP_NOTIFY_URL, …):
+// they say where state lives and how a run reports its end.
+const Prefix = "LIMCP_*"
+
+// Build returns base filtered by the rule, with the variables named in pass
+// also kept. It never adds a variable and never keeps [Withheld], even
+// when pass names it.
+func Build(base []string, pass ...string) []string {
+	env := dispatch.AllowlistEnv(base, append([]string{Prefix}, pass...)...)
+	out := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, Withheld+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package verbsurface
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Defaults of the request limits in [Options], each taken when its field
+// is zero. A negative value turns that limit off.
+const (
+	// DefaultMaxResponseBytes caps one response: 4 MiB.
+	DefaultMaxResponseBytes = 4 << 20
+	// DefaultSpawnsPerMinute is how many spawn ops one client may start
+	// in a minute.
+	DefaultSpawnsPerMinute = 60
+)
+
+// DefaultMaxInFlight is how many commands run at once through one surface
+// when Options.MaxInFlight is zero: twice the CPUs this process may use.
+func DefaultMaxInFlight() int { return 2 * runtime.NumCPU() }
+
+// fifoSlots is a counting semaphore that grants in arrival order: a
+// caller that arrives while others wait queues behind them, even if a
+// slot happens to be free for an instant, so a stream of new requests
+// cannot starve an old one.
+type fifoSlots struct {
+	mu      sync.Mutex
+	free    int
+	waiters list.List // of chan struct{}, closed when granted
+}
+
+func newFIFOSlots(n int) *fifoSlots { return &fifoSlots{free: n} }
+
+// acquire takes a slot, waiting in line; it gives up only when ctx ends.
+func (s *fifoSlots) acquire(ctx context.Context) error {
+	s.mu.Lock()
+	if s.free > 0 && s.waiters.Len() == 0 {
+		s.free--
+		s.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	e := s.waiters.PushBack(ch)
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		select {
+		case <-ch:
+			// Granted while giving up: pass the slot on.
+			s.mu.Unlock()
+			s.release()
+		default:
+			s.waiters.Remove(e)
+			s.mu.Unlock()
+		}
+		return ctx.Err()
+	}
+}
+
+// release returns a slot, to the first in line if anyone waits.
+func (s *fifoSlots) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if front := s.waiters.Front(); front != nil {
+		s.waiters.Remove(front)
+		close(front.Value.(chan struct{}))
+		return
+	}
+	s.free++
+}
+
+// limitedExec runs the surface's executor under the in-flight cap: every
+// command, whether an op renders it or a handler runs it, holds a slot
+// while it runs, so no mix of requests, sessions and JSON-RPC batches runs
+// more commands at once than the cap.
+type limitedExec struct {
+	inner Executor
+	slots *fifoSlots
+}
+
+func (l *limitedExec) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
+	if err := l.slots.acquire(ctx); err != nil {
+		return nil, &queueError{err: err}
+	}
+	defer l.slots.release()
+	return l.inner.Run(ctx, argv)
+}
+
+// queueError is a command that never started because its caller gave up
+// while it waited for a slot.
+type queueError struct{ err error }
+
+func (e *queueError) Error() string {
+	return fmt.Sprintf("gave up waiting for a free slot to run the command (%v); it did not run", e.err)
+}
+func (e *queueError) ErrorCode() string { return CodeCancelled }
+func (e *queueError) Unwrap() error     { return e.err }
+
+// spawnLimiter is a token bucket per client: each holds up to perMinute
+// tokens and regains perMinute per minute; a spawn op takes one.
+type spawnLimiter struct {
+	perMinute int
+	now       func() time.Time
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// maxBuckets bounds the limiter's memory: past it, full buckets (clients
+// idle for a minute or more, who would start full anyway) are dropped.
+const maxBuckets = 4096
+
+// take takes a token for key, or reports how long until one is there.
+func (l *spawnLimiter) take(key string) (ok bool, retryAfter time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	rate := float64(l.perMinute) / float64(time.Minute) // tokens per nanosecond
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) >= maxBuckets {
+			for k, old := range l.buckets {
+				if old.tokens+float64(now.Sub(old.at))*rate >= float64(l.perMinute) {
+					delete(l.buckets, k)
+				}
+			}
+		}
+		b = &bucket{tokens: float64(l.perMinute), at: now}
+		l.buckets[key] = b
+	}
+	b.tokens = math.Min(float64(l.perMinute), b.tokens+float64(now.Sub(b.at))*rate)
+	b.at = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) / rate)
+}
+
+// rateLimited is the error of a spawn op over its client's rate.
+func rateLimited(v *Verb, perMinute int, retryAfter time.Duration) *ErrorObject {
+	secs := int(math.Ceil(retryAfter.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	return &ErrorObject{Code: CodeRateLimited, Limit: perMinute, RetryAfter: secs,
+		Message: fmt.Sprintf("%s was not started: this client may start %d runs a minute and has used them; retry after %d s", v.Name, perMinute, secs)}
+}
+
+// responseTooLarge is the error that replaces an op's result when the
+// result would take the response past the cap.
+func responseTooLarge(op string, size, used, limit int) *ErrorObject {
+	return &ErrorObject{Code: CodeResponseTooLarge, Limit: limit,
+		Message: fmt.Sprintf("the result of %s (%d bytes) would take the response past its cap of %d bytes (%d already used); "+
+			"the op ran, but its result is dropped: ask for less (fewer ids, a tail) or send it in a request of its own", short(op), size, limit, used)}
+}
