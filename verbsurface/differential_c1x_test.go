@@ -97,4 +97,3 @@ func equalRules(a, b []ruleAt) bool {
 	}
 	return true
 }
-
