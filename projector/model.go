@@ -155,6 +155,10 @@ type Param struct {
 	// true (argparse store_const, append_const: [Const]). It is recorded for
 	// messages and round-trip checks; the schema says true for it.
 	Const any `json:"const,omitempty"`
+	// Dest is where the parser stores the value when that is not Name:
+	// a flag split from a destination several options share (argparse
+	// -v/-q both storing a constant into "verbosity"). Empty otherwise.
+	Dest string `json:"dest,omitempty"`
 }
 
 // PathUse says how a CLI uses a parameter's value as a filesystem path.
