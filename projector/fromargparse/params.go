@@ -226,6 +226,10 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		if a.Default.Value != nil && string(a.Default.Value) != "null" && p.Default == nil {
 			return unrep("%s with a default that is not a list", known(a))
 		}
+	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && len(listOf(p.Default)) > 0:
+		// An omitted '*' positional stores its default, and so does one
+		// given no words: the empty list has no spelling.
+		p.MinItems = 1
 	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && p.Default == nil && !a.Default.Suppress:
 		p.Default = []any{} // what argparse stores for an omitted '*' positional without default
 		// argparse marks such a positional required, yet reads zero
@@ -407,4 +411,9 @@ func choiceCheck(p *projector.Param, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("not a choice")
+}
+
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

@@ -63,7 +63,13 @@ func TestWalkPatterns(t *testing.T) {
 			}
 		})
 	}
-	for _, path := range []string{"file-type", "paths", "const", "count", "optional-value", "two-optional", "optional-run"} {
+	if p := param(tree.Find("remainder-after"), "rest"); p.Arity != projector.ArityZeroOrMore || p.Forbidden != nil {
+		t.Errorf("remainder after a positional: %+v", p)
+	}
+	if p := param(tree.Find("star-default"), "files"); p.MinItems != 1 {
+		t.Errorf("'*' positional with a default: min items %d, want 1 ([] has no spelling)", p.MinItems)
+	}
+	for _, path := range []string{"file-type", "paths", "const", "count", "optional-value", "two-optional", "optional-run", "remainder-after", "star-default"} {
 		if _, err := projector.Project(tree.Find(path)); err != nil {
 			t.Errorf("%s: %v", path, err)
 		}

@@ -308,11 +308,17 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 		if hidden && i < len(positionals)-1 {
 			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("hidden positional %q comes before other positionals and would take their values", act.Dest)})
 		}
-		switch act.Nargs {
-		case "?", "*", "+":
+		if act.Nargs == "..." && i > 0 && i == len(positionals)-1 && !hidden {
+			remainderParam(act, byName[act.Dest])
+		}
+		switch nargs := act.Nargs; nargs {
+		case "?", "*", "+", "...":
+			if nargs == "..." {
+				nargs = "*" // a remainder reads like a '*' positional (see remainderParam)
+			}
 			if n := len(variable); n > 0 {
 				prev := positionals[variable[n-1]]
-				if variable[n-1] != i-1 || prev.Nargs != "?" || act.Nargs == "+" {
+				if variable[n-1] != i-1 || prev.Nargs != "?" || nargs == "+" {
 					fail(&projector.Unrepresentable{Reason: fmt.Sprintf("positionals %q (nargs=%v) and %q (nargs=%v) both take a variable number of values, so argv cannot say where one ends", prev.Dest, prev.Nargs, act.Dest, act.Nargs)})
 				}
 			}
@@ -491,4 +497,18 @@ func inOneGroup(p *rawParser, byIndex map[int]*projector.Param, members []string
 		}
 	}
 	return false
+}
+
+// remainderParam offers a nargs=REMAINDER positional that is the last of
+// several as an array of strings: rendered after "--", the positional before
+// it takes that "--" (argparse removes it from that one's values) and the
+// remainder takes every later word verbatim, "--" and dash-leading ones
+// included. As the first positional it would keep the "--" itself, so it
+// stays unrepresentable there; so does one with a type or choices.
+func remainderParam(a *rawAction, p *projector.Param) {
+	if p == nil || a.Type != nil || a.Choices != nil {
+		return
+	}
+	*p = projector.Param{Name: p.Name, Kind: projector.KindString, Arity: projector.ArityZeroOrMore, Default: []any{},
+		Help: p.Help, Action: p.Action}
 }

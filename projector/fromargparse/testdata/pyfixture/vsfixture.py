@@ -121,6 +121,12 @@ def build():
     two = sub.add_parser("two-optional", help="two optional positionals")
     two.add_argument("a", nargs="?")
     two.add_argument("b", nargs="?")
+    after = sub.add_parser("remainder-after", help="REMAINDER after an optional positional (trace's shape)")
+    after.add_argument("--x")
+    after.add_argument("prog", nargs="?")
+    after.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("star-default", help="a '*' positional with a default (gzip's shape)").add_argument(
+        "files", nargs="*", default=["-"])
     three = sub.add_parser("optional-run", help="optional positionals then a '*' one")
     three.add_argument("first")
     three.add_argument("year", nargs="?", type=int)
