@@ -140,6 +140,14 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		}
 	} else {
 		for _, p := range pos {
+			// A positional's name is the Use line's documentation; when a
+			// flag has it already, the positional yields ("model_arg").
+			for {
+				if prev, taken := claimed[p.Name]; !taken || prev.positional {
+					break
+				}
+				p.Name += "_arg"
+			}
 			claim(p.Name, claimant{by: p.Help, positional: true})
 			cmd.Params = append(cmd.Params, p)
 		}
