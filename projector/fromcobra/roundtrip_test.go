@@ -17,8 +17,8 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra/internal/fixture"
-	"github.com/verbsurface/verbsurface/projector/internal/cobrart"
 	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
+	"github.com/verbsurface/verbsurface/projector/internal/cobrart"
 )
 
 var fixtureOptions = &Options{ExcludeFlags: []string{"json"}}
