@@ -33,6 +33,10 @@ func TestWalkPatterns(t *testing.T) {
 	if p := param(t, labels, "color"); !p.Bare || p.Const != "auto" {
 		t.Errorf("color %+v", p)
 	}
+	// --tag and --rebased are bound to one variable: never both.
+	if !cmp.Equal(labels.Groups, []projector.Group{{Params: []string{"rebased", "tag"}}}) {
+		t.Errorf("groups %+v", labels.Groups)
+	}
 	s, err := projector.Project(labels)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ replace github.com/verbsurface/verbsurface => ../../..
 require (
 	github.com/google/go-containerregistry v0.22.1
 	github.com/mikefarah/yq/v4 v4.54.3
+	github.com/spf13/cobra v1.10.2
 	github.com/verbsurface/verbsurface v0.0.0-00010101000000-000000000000
 	sigs.k8s.io/kind v0.33.0
 )
@@ -44,7 +45,6 @@ require (
 	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/yuin/gopher-lua v1.1.2 // indirect
 	github.com/zclconf/go-cty v1.19.0 // indirect

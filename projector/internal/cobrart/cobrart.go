@@ -55,6 +55,13 @@ func Parse(root *cobra.Command, path []string, argv []string) (*cobra.Command, [
 	}
 	_ = c.InheritedFlags() // merges the ancestors' persistent flags into c.Flags()
 	c.Flags().VisitAll(func(f *pflag.Flag) {
+		// A CLI that keeps flags in package state (yq) hands every new
+		// tree the *Flag of the last one: start each parse as a fresh
+		// process would, with nothing changed and nothing recorded.
+		f.Changed = false
+		if r, ok := f.Value.(*Recorder); ok {
+			f.Value = r.Value
+		}
 		if !Typed[f.Value.Type()] {
 			f.Value = &Recorder{Value: f.Value}
 		}
