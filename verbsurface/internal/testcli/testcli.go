@@ -141,6 +141,14 @@ func NewRoot(env Env, stdout io.Writer) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			limit, _ := c.Flags().GetInt("limit")
 			want, _ := c.Flags().GetString("status")
+			if limit < 0 {
+				// The CLI's own check of one argument, reported the way
+				// verbsurface's CLIArgumentCodes convention reads.
+				return &Error{Code: "invalid_argument", Message: fmt.Sprintf("--limit %d: a limit is not negative", limit), Details: map[string]any{"argument": "limit"}}
+			}
+			if want == "unknown" {
+				return &Error{Code: "usage_error", Message: `--status "unknown": no such status`, Details: map[string]any{"argument": "--status"}}
+			}
 			jobs, err := listJobs(env)
 			if err != nil {
 				return err

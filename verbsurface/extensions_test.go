@@ -1,6 +1,7 @@
 package verbsurface
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -96,4 +97,34 @@ func equalRules(a, b []ruleAt) bool {
 		}
 	}
 	return true
+}
+
+// TestCLIRefusalTeaches: when the CLI refuses one argument at parse time
+// and names it in its machine result (invalid_argument or usage_error with
+// details.argument, by name or option string), the op fails with
+// invalid_args on that parameter, with the schema, its fingerprint and the
+// help call; an error naming no parameter passes through as cli_error.
+func TestCLIRefusalTeaches(t *testing.T) {
+	fx := newFixture(t)
+	for _, tt := range []struct{ args, param string }{
+		{`{"limit":-1}`, "limit"},
+		{`{"status":"unknown"}`, "status"},
+	} {
+		r := result(t, fx.do(t, `{"ops":[{"op":"job.list","args":`+tt.args+`}]}`), 0)
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != CodeInvalidArgs || e["schema"] == nil || e["schema_fingerprint"] == nil || e["help_call"] == nil {
+			t.Fatalf("%s: result %v", tt.args, r)
+		}
+		if got := rulesOf(problemsOf(t, r)); !reflect.DeepEqual(got, []ruleAt{{tt.param, RuleCLIRefused}}) {
+			t.Errorf("%s: problems %v", tt.args, got)
+		}
+		if p := problemsOf(t, r)[0]; !strings.Contains(p.Reason, "the CLI refused this value: --") {
+			t.Errorf("%s: reason %q", tt.args, p.Reason)
+		}
+	}
+	// The CLI's error names no parameter: it passes through.
+	r := result(t, fx.do(t, `{"ops":[{"op":"job.status","args":{"id":"nope"}}]}`), 0)
+	if errCode(r) != CodeCLIError {
+		t.Errorf("result %v", r)
+	}
 }
