@@ -1,6 +1,7 @@
 package fromcobra
 
 import (
+	"reflect"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -22,6 +23,11 @@ const (
 	probeMin   = 16
 	probeFar   = 1 << 12
 )
+
+// placeholders is the probe list for the usual placeholder, shared and
+// never written: Args validators read their argument list (cobra's own
+// never write to it), and each gets a capped prefix.
+var placeholders = repeat("arg", probeFar)
 
 // maxOptionalPositionals bounds how many optional positionals a bounded
 // validator range (cobra.RangeArgs(0, 20)) is offered as: the first ones
@@ -69,10 +75,26 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 	if limit < probeMin {
 		limit = probeMin
 	}
+	// One list of placeholders serves every probe (a validator gets a
+	// prefix, capped so that appending to it copies); for the usual probe
+	// it is shared by every walk, so probing allocates nothing.
+	probes := placeholders
+	if probe != "arg" {
+		probes = repeat(probe, limit)
+	}
+	args := func(n int) []string {
+		if n > len(probes) {
+			probes = repeat(probe, n)
+		}
+		return probes[:n:n]
+	}
 	accepted := make([]bool, limit+1)
 	lo, hi := -1, -1
+	open := knownOpen(c)
 	for n := 0; n <= limit; n++ {
-		accepted[n] = validate(repeat(probe, n))
+		// With no validator below the root, or cobra.ArbitraryArgs,
+		// every count is accepted by cobra's own definition: no probe.
+		accepted[n] = open || validate(args(n))
 		if accepted[n] {
 			if lo < 0 {
 				lo = n
@@ -87,7 +109,7 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 	}
 	min, max := lo, hi
 	if hi == limit {
-		if validate(repeat(probe, probeFar)) {
+		if open || validate(args(probeFar)) {
 			max = -1 // no upper end
 		} else {
 			// Accepted up to limit, rejected at probeFar: bisect for
@@ -95,7 +117,7 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 			ok, bad := limit, probeFar
 			for bad-ok > 1 {
 				mid := (ok + bad) / 2
-				if validate(repeat(probe, mid)) {
+				if validate(args(mid)) {
 					ok = mid
 				} else {
 					bad = mid
@@ -328,6 +350,15 @@ func repeat(s string, n int) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// knownOpen reports whether c accepts any number of positionals by cobra's
+// own definition: no Args validator below the root, or cobra.ArbitraryArgs.
+func knownOpen(c *cobra.Command) bool {
+	if c.Args == nil {
+		return c.HasParent() || !c.HasSubCommands()
+	}
+	return reflect.ValueOf(c.Args).Pointer() == reflect.ValueOf(cobra.ArbitraryArgs).Pointer()
 }
 
 // argsValidator returns whether c accepts a positional argument list, as

@@ -107,7 +107,8 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		}
 		claimed[name] = c
 	}
-	sharing := map[uintptr][]string{} // a flag Value's address -> the params bound to it
+	bound := make(map[uintptr]string, 16) // a flag Value's address -> the first param bound to it
+	var sharing map[uintptr][]string      // the addresses bound to more than one: every param
 	var sharingOrder []uintptr
 	addFlags := func(fs *pflag.FlagSet) {
 		fs.VisitAll(func(f *pflag.Flag) {
@@ -128,10 +129,18 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 			}
 			p := flagParam(f)
 			if ptr := valuePointer(f.Value); ptr != 0 {
-				if len(sharing[ptr]) == 0 {
-					sharingOrder = append(sharingOrder, ptr)
+				if first, seen := bound[ptr]; !seen {
+					bound[ptr] = p.Name
+				} else {
+					if sharing == nil {
+						sharing = map[uintptr][]string{}
+					}
+					if len(sharing[ptr]) == 0 {
+						sharingOrder = append(sharingOrder, ptr)
+						sharing[ptr] = []string{first}
+					}
+					sharing[ptr] = append(sharing[ptr], p.Name)
 				}
-				sharing[ptr] = append(sharing[ptr], p.Name)
 			}
 			offered[f.Name] = p.Name
 			claim(p.Name, claimant{by: f.Name})
