@@ -1,8 +1,8 @@
 package fromcobra
 
 import (
-	"reflect"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
