@@ -23,6 +23,9 @@ func TestWalkPatterns(t *testing.T) {
 			t.Errorf("%s --%s: %+v", tt.path, tt.param, p)
 		}
 	}
+	if p := param(t, mustFind(t, tree, "custom"), "level"); !cmp.Equal(p.Choices, []any{"low", "high"}) {
+		t.Errorf("a custom Value's choices (Chooser): %v", p.Choices)
+	}
 	labels := mustFind(t, tree, "labels")
 	if p := param(t, labels, "label"); p.Arity != projector.ArityRepeated || p.Pattern != StringToStringPattern || p.MinItems != 0 {
 		t.Errorf("label %+v", p)
