@@ -48,10 +48,10 @@ func c1Only(s *jsonschema.Schema) bool {
 		s.ID == "" && s.Schema == "" && s.Ref == "" && s.Comment == "" && s.Defs == nil && s.Definitions == nil &&
 		s.DependencySchemas == nil && s.DependencyStrings == nil && s.Anchor == "" && s.DynamicAnchor == "" && s.DynamicRef == "" &&
 		s.Vocabulary == nil && s.Title == "" && !s.Deprecated && !s.ReadOnly && !s.WriteOnly && s.Examples == nil &&
-		s.Types == nil && s.Const == nil && s.MultipleOf == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil &&
+		s.Const == nil && s.MultipleOf == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil &&
 		s.MaxLength == nil && s.PrefixItems == nil && s.ItemsArray == nil && s.AdditionalItems == nil &&
 		s.Contains == nil && s.MinContains == nil && s.MaxContains == nil && s.UnevaluatedItems == nil && s.MinProperties == nil &&
-		s.MaxProperties == nil && s.DependentRequired == nil && s.PatternProperties == nil && s.PropertyNames == nil &&
+		s.MaxProperties == nil && s.PatternProperties == nil && s.PropertyNames == nil &&
 		s.UnevaluatedProperties == nil && s.OneOf == nil && s.If == nil && s.Then == nil && s.Else == nil &&
 		s.DependentSchemas == nil && s.ContentEncoding == "" && s.ContentMediaType == "" && s.ContentSchema == nil &&
 		s.Format == "" && s.Extra == nil
@@ -59,7 +59,7 @@ func c1Only(s *jsonschema.Schema) bool {
 
 // isEmptySchema reports whether s is {} (marshalled as true); s is c1Only.
 func isEmptySchema(s *jsonschema.Schema) bool {
-	return c1Only(s) && s.Type == "" && s.Description == "" && len(s.Default) == 0 && len(s.Enum) == 0 && s.Pattern == "" &&
+	return c1Only(s) && s.Type == "" && s.Types == nil && s.DependentRequired == nil && s.Description == "" && len(s.Default) == 0 && len(s.Enum) == 0 && s.Pattern == "" &&
 		s.Not == nil && s.Minimum == nil && s.Maximum == nil && s.MinLength == nil && s.Items == nil && s.MinItems == nil &&
 		s.MaxItems == nil && !s.UniqueItems && s.Properties == nil && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.AllOf) == 0 && len(s.AnyOf) == 0
 }
@@ -131,6 +131,24 @@ func appendCanonicalSchema(b []byte, s *jsonschema.Schema) ([]byte, bool) {
 		if b, ok = appendCanonicalRaw(b, s.Default); !ok {
 			return b, false
 		}
+	}
+	if s.DependentRequired != nil {
+		key("dependentRequired")
+		names := make([]string, 0, len(s.DependentRequired))
+		for n := range s.DependentRequired {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		b = append(b, '{')
+		for i, n := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, n)
+			b = append(b, ':')
+			b = appendStrings(b, s.DependentRequired[n])
+		}
+		b = append(b, '}')
 	}
 	if s.Description != "" {
 		key("description")
@@ -220,15 +238,37 @@ func appendCanonicalSchema(b []byte, s *jsonschema.Schema) ([]byte, bool) {
 		}
 		b = append(b, ']')
 	}
-	if s.Type != "" {
+	switch {
+	case s.Type != "" && s.Types != nil:
+		return b, false // jsonschema-go refuses to marshal both
+	case s.Type != "":
 		key("type")
 		b = appendString(b, s.Type)
+	case s.Types != nil:
+		key("type")
+		b = appendStrings(b, s.Types)
 	}
 	if s.UniqueItems {
 		key("uniqueItems")
 		b = append(b, "true"...)
 	}
 	return append(b, '}'), true
+}
+
+// appendStrings writes a JSON array of strings (null for a nil slice, as
+// encoding/json does).
+func appendStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, v := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, v)
+	}
+	return append(b, ']')
 }
 
 // appendCanonicalRaw re-encodes raw JSON canonically (as canonicalJSON does:

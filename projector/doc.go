@@ -27,11 +27,20 @@
 //     are only {"not": {"required": [A, B]}} (A and B mutually exclusive; one
 //     member per pair) or {"anyOf": [{"required": [A]}, {"required": [B]}, …]}
 //     (at least one of a required exclusive group, or of a cobra
-//     one-required set);
+//     one-required set), and "dependentRequired" ([DependentRequired]: a
+//     later one of consecutive optional positionals requires every earlier
+//     one, since argv fills them left to right);
 //   - a property, and the "items" of an array property: "type" (string,
 //     integer, number, boolean, array), "description", "default", "enum",
 //     "pattern" (RE2), "minimum", "maximum", "not" (only {"enum": […]}:
-//     forbidden literal values), "items", "minItems", "maxItems".
+//     forbidden literal values), "items", "minItems", "maxItems";
+//   - on a property only, one type list: "type": ["boolean", T] (T string,
+//     integer or number) with "not": {"enum": [false, …]} — an option that
+//     may be given bare (true, rendered as the bare option: [Param.Bare]) or
+//     with a value; an "enum" then lists true first.
+//
+// A count ([ArityCount]) is an integer from 0 to its stated maximum,
+// rendered as the option repeated that many times.
 //
 // The translation is bounded (DESIGN 2.2): scalar string, integer and number
 // values; flags as booleans; choices as "enum"; arities and repeated options
@@ -49,8 +58,11 @@
 // Unrepresentable means unavailable: a parser feature outside the subset
 // makes that command unavailable — [Project] and [RenderArgv] return an
 // [*UnavailableError] naming the command path, the parameter and the
-// offending action class or type — and is never coerced to a string. A
-// schema that lies is worse than an absent verb. The adapters' documentation
+// offending action class or type — and is never given a schema that says
+// more than the parser reads. (A value the parser reads as one word, such as
+// a pflag.Value's Set(string) or an argparse type= callable, is honestly a
+// string: the CLI is its final validator.) A schema that lies is worse than
+// an absent verb. The adapters' documentation
 // lists what each source cannot express; a command that only dispatches to
 // subcommands is unavailable too (it runs nothing).
 //

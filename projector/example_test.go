@@ -140,3 +140,24 @@ func ExampleContentFingerprint() {
 	// pf1-2bab26e63167bf39
 	// true true
 }
+
+// Two optional positionals, as calendar [year] [month] or copy [SRC] [DEST]:
+// argv fills them left to right, so the later one is given only with the
+// earlier one, and the schema says so.
+func ExampleDependentRequired() {
+	cmd := &projector.Command{Path: []string{"calendar"}, Runnable: true, Params: []*projector.Param{
+		{Name: "year", Kind: projector.KindInteger, Arity: projector.ArityOptional},
+		{Name: "month", Kind: projector.KindInteger, Arity: projector.ArityOptional},
+	}}
+	for _, d := range projector.DependentRequired(cmd) {
+		fmt.Println(d.Name, "requires", d.Requires)
+	}
+	_, err := projector.RenderArgv(projector.DialectArgparse, cmd, map[string]any{"month": 3})
+	fmt.Println(err)
+	argv, _ := projector.RenderArgv(projector.DialectArgparse, cmd, map[string]any{"year": 2026, "month": 3})
+	fmt.Println(argv)
+	// Output:
+	// month requires [year]
+	// projector: command "calendar": parameter "month": can be given only together with "year": argv gives positionals left to right, so without "year" this value would be read as "year"
+	// [-- 2026 3]
+}

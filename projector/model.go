@@ -82,7 +82,16 @@ const (
 	ArityOneOrMore  ArityKind = "one_or_more"  // nargs='+' (and cobra ARGS... variadics): an array, minItems 1
 	ArityExactly    ArityKind = "exactly"      // nargs=N: an array of exactly N
 	ArityRepeated   ArityKind = "repeated"     // an option given once per value (append, pflag slices/arrays): an array
+	// ArityCount is a flag whose value is how many times it is given
+	// (argparse count, -vvv): Kind integer, from 0 to Maximum, which the
+	// adapter must set (argv spells n as the flag repeated n times).
+	ArityCount ArityKind = "count"
 )
+
+// MaxCount is the Maximum adapters give an ArityCount parameter when the
+// parser states none: a count is rendered as that many words, so it is
+// bounded, and no CLI distinguishes verbosity levels beyond a handful.
+const MaxCount = 9
 
 // Param is one parameter of a command.
 type Param struct {
@@ -143,6 +152,21 @@ type Param struct {
 	// surface that fronts untrusted callers confines such values to the
 	// roots its operator allows before anything runs.
 	Path PathUse `json:"path,omitempty"`
+
+	// Bare says an option with a value (ArityOne or ArityOptional) may also
+	// be given without one (argparse nargs='?' on an option, a pflag flag
+	// with a NoOptDefVal): the schema then admits true for that spelling,
+	// besides a value. Never set on a positional or an array.
+	Bare bool `json:"bare,omitempty"`
+	// Const is what the parser stores for the bare spelling of a Bare
+	// option, or for an ArityNone flag that stores a constant rather than
+	// true (argparse store_const, append_const: [Const]). It is recorded for
+	// messages and round-trip checks; the schema says true for it.
+	Const any `json:"const,omitempty"`
+	// Dest is where the parser stores the value when that is not Name:
+	// a flag split from a destination several options share (argparse
+	// -v/-q both storing a constant into "verbosity"). Empty otherwise.
+	Dest string `json:"dest,omitempty"`
 }
 
 // PathUse says how a CLI uses a parameter's value as a filesystem path.

@@ -64,6 +64,12 @@ func Project(cmd *Command) (*jsonschema.Schema, error) {
 	for _, set := range cmd.AnyRequired {
 		root.AllOf = append(root.AllOf, anyRequired(set))
 	}
+	if deps := DependentRequired(cmd); len(deps) > 0 {
+		root.DependentRequired = make(map[string][]string, len(deps))
+		for _, d := range deps {
+			root.DependentRequired[d.Name] = d.Requires
+		}
+	}
 	return root, nil
 }
 
@@ -94,7 +100,8 @@ func commandRules(cmd *Command) ([]*rule, error) {
 	}
 	rules := make([]*rule, 0, len(cmd.Params))
 	byName := make(map[string]bool, len(cmd.Params))
-	variable := ""
+	var positionals []*Param
+	var variable []int // indexes into positionals of those taking a variable number of values
 	for _, p := range cmd.Params {
 		if p.Name == "" {
 			return nil, modelError(cmd, "a parameter has no name")
@@ -118,16 +125,14 @@ func commandRules(cmd *Command) ([]*rule, error) {
 			}
 			switch p.Arity {
 			case ArityOptional, ArityZeroOrMore, ArityOneOrMore:
-				// With two positionals of variable count, argv cannot say
-				// where one ends: the adapters mark such commands
-				// unrepresentable; a model that does not is inconsistent.
-				if variable != "" {
-					return nil, modelError(cmd, "positionals %q and %q both take a variable number of values", variable, p.Name)
-				}
-				variable = p.Name
+				variable = append(variable, len(positionals))
 			}
+			positionals = append(positionals, p)
 		}
 		rules = append(rules, r)
+	}
+	if err := checkVariablePositionals(cmd, positionals, variable); err != nil {
+		return nil, err
 	}
 	checkNames := func(what string, names []string) error {
 		for _, n := range names {
@@ -150,12 +155,65 @@ func commandRules(cmd *Command) ([]*rule, error) {
 	return rules, nil
 }
 
+// checkVariablePositionals accepts one positional of variable count
+// anywhere, or a run of consecutive optional ones (nargs='?', cobra [NAME])
+// of which only the last may be a zero-or-more array: argv fills them left
+// to right, so each later one is given only with every earlier one (see
+// [DependentRequired]). Anything else (two arrays, a one-or-more array after
+// an optional one) leaves argv unable to say where one ends: the adapters
+// mark such commands unrepresentable; a model that does not is inconsistent.
+func checkVariablePositionals(cmd *Command, positionals []*Param, variable []int) error {
+	for i := 1; i < len(variable); i++ {
+		prev, p := positionals[variable[i-1]], positionals[variable[i]]
+		if variable[i] != variable[i-1]+1 || prev.Arity != ArityOptional || p.Arity == ArityOneOrMore {
+			return modelError(cmd, "positionals %q and %q both take a variable number of values", prev.Name, p.Name)
+		}
+	}
+	return nil
+}
+
+// Dependency is one dependentRequired entry: Name may be given only with
+// every parameter in Requires.
+type Dependency struct {
+	Name     string
+	Requires []string
+}
+
+// DependentRequired returns the dependencies between cmd's consecutive
+// variable positionals, in parser order: each one after the first of a run
+// requires every earlier one, since argv fills them left to right (given
+// alone, the later one's value would be read as the earlier one's). The
+// model is assumed consistent (as [Project] checks); Project emits these as
+// the schema's "dependentRequired" and [RenderArgv] enforces them.
+func DependentRequired(cmd *Command) []Dependency {
+	var run []string
+	var deps []Dependency
+	for _, p := range cmd.Params {
+		if !p.Positional() {
+			continue
+		}
+		switch p.Arity {
+		case ArityOptional, ArityZeroOrMore:
+			if len(run) > 0 {
+				deps = append(deps, Dependency{Name: p.Name, Requires: append([]string(nil), run...)})
+			}
+			run = append(run, p.Name)
+		default:
+			run = nil
+		}
+	}
+	return deps
+}
+
 func (r *rule) schema() (*jsonschema.Schema, error) {
 	p := r.param
 	item := r.item.schema()
 	s := item
 	if r.array {
 		s = &jsonschema.Schema{Type: "array", Items: item, MinItems: r.minItems, MaxItems: r.maxItems, UniqueItems: r.unique}
+	}
+	if r.bare {
+		bareSchema(s)
 	}
 	s.Description = p.Help
 	if p.Default != nil {
@@ -166,6 +224,20 @@ func (r *rule) schema() (*jsonschema.Schema, error) {
 		s.Default = raw
 	}
 	return s, nil
+}
+
+// bareSchema widens an option's value schema to also admit true, its bare
+// spelling: "type": ["boolean", kind], with true added to any enum and
+// false forbidden (saying nothing is how to leave the option out).
+func bareSchema(s *jsonschema.Schema) {
+	s.Types, s.Type = []string{"boolean", s.Type}, ""
+	if len(s.Enum) > 0 {
+		s.Enum = append([]any{true}, s.Enum...)
+	}
+	if s.Not == nil {
+		s.Not = &jsonschema.Schema{}
+	}
+	s.Not.Enum = append([]any{false}, s.Not.Enum...)
 }
 
 func (s *scalarRule) schema() *jsonschema.Schema {

@@ -92,6 +92,17 @@ func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) 
 		}
 	}
 
+	for _, dep := range DependentRequired(cmd) {
+		if _, ok := values[dep.Name]; !ok {
+			continue
+		}
+		for _, earlier := range dep.Requires {
+			if _, ok := values[earlier]; !ok {
+				return nil, argErr(dep.Name, "can be given only together with %q: argv gives positionals left to right, so without %q this value would be read as %q", earlier, earlier, earlier)
+			}
+		}
+	}
+
 	argv := []string{}
 	var positionals []string
 	for _, r := range rules {
@@ -125,6 +136,12 @@ func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) 
 
 // check validates a whole parameter value (scalar or array) against r.
 func (r *rule) check(v any) (any, error) {
+	if b, ok := v.(bool); ok && r.bare {
+		if !b {
+			return nil, fmt.Errorf("false is not a value here: give true for the bare option, a value, or omit the parameter")
+		}
+		return true, nil
+	}
 	if !r.array {
 		norm, err := r.item.check(v)
 		if err != nil {
@@ -207,7 +224,16 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 			return nil, fmt.Errorf("value %v cannot be spelled: the flag only sets %v and there is no negation", b, p.FlagValue)
 		}
 	case ArityOne, ArityOptional:
+		if v == true && r.bare {
+			return []string{opt}, nil // the bare spelling: the parser stores Const
+		}
 		return []string{opt + "=" + scalarText(d, p, v, false)}, nil
+	case ArityCount:
+		out := make([]string, v.(int64))
+		for i := range out {
+			out[i] = opt
+		}
+		return out, nil
 	case ArityRepeated:
 		items := v.([]any)
 		if d == DialectPflag && p.Action == "pflag:stringSlice" {

@@ -26,6 +26,9 @@ type rule struct {
 	minItems *int
 	maxItems *int
 	unique   bool
+	// bare: the option may be given without a value; the schema admits
+	// true for that spelling (Param.Bare).
+	bare bool
 }
 
 type scalarRule struct {
@@ -66,6 +69,11 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 			return nil, modelError(cmd, "parameter %q takes no value but is of kind %q, not boolean", p.Name, p.Kind)
 		}
 	case ArityOne, ArityOptional:
+	case ArityCount:
+		if p.Kind != KindInteger || p.Positional() || p.Maximum == nil || *p.Maximum < 0 || *p.Maximum > 64 ||
+			p.Minimum != nil && *p.Minimum != 0 {
+			return nil, modelError(cmd, "parameter %q counts flag repetitions but is not an integer option with maximum 0..64", p.Name)
+		}
 	case ArityZeroOrMore, ArityRepeated:
 		r.array = true
 	case ArityOneOrMore:
@@ -119,12 +127,21 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		if p.Maximum != nil && *p.Maximum < hi {
 			hi = *p.Maximum
 		}
+		if p.Arity == ArityCount {
+			lo = 0
+		}
 		r.item.min, r.item.max = &lo, &hi
 	case KindNumber:
 		r.item.min, r.item.max = p.Minimum, p.Maximum
 	}
 	if p.Kind != KindString && p.Pattern != "" {
 		return nil, modelError(cmd, "parameter %q of kind %s has a pattern", p.Name, p.Kind)
+	}
+	if p.Bare {
+		if p.Positional() || r.array || p.Kind == KindBoolean || (p.Arity != ArityOne && p.Arity != ArityOptional) {
+			return nil, modelError(cmd, "parameter %q may be given bare but is not an option with one value", p.Name)
+		}
+		r.bare = true
 	}
 	for _, f := range p.Forbidden {
 		// A forbidden value need only be of the parameter's kind: it may

@@ -42,6 +42,9 @@ func TestDifferentialAgainstJSONSchemaGo(t *testing.T) {
 	if schemas["play+audit"], err = projector.Project(inj); err != nil {
 		t.Fatal(err)
 	}
+	for name, s := range c1ExtensionSchemas(t) {
+		schemas[name] = s
+	}
 	if len(schemas) < 8 {
 		t.Fatalf("only %d schemas to compare on", len(schemas))
 	}
@@ -134,6 +137,13 @@ func (g *argGen) object() string {
 				chosen[m.AnyOf[g.rng.IntN(len(m.AnyOf))].Required[0]] = true
 			}
 		}
+		for name, reqs := range g.schema.DependentRequired {
+			if chosen[name] && g.rng.IntN(4) != 0 {
+				for _, r := range reqs {
+					chosen[r] = true
+				}
+			}
+		}
 	}
 	var fields []string
 	for _, p := range props {
@@ -163,9 +173,16 @@ func (g *argGen) value(s *jsonschema.Schema, rightType bool) string {
 		b, _ := json.Marshal(s.Enum[g.rng.IntN(len(s.Enum))])
 		return string(b)
 	}
-	switch s.Type {
+	typ := s.Type
+	if len(s.Types) == 2 { // ["boolean", T]: the bare spelling or a value
+		if g.rng.IntN(3) == 0 {
+			return []string{"true", "false"}[g.rng.IntN(2)]
+		}
+		typ = s.Types[1]
+	}
+	switch typ {
 	case "string":
-		if s.Not != nil && g.rng.IntN(4) == 0 {
+		if s.Not != nil && len(s.Not.Enum) > 0 && g.rng.IntN(4) == 0 {
 			b, _ := json.Marshal(s.Not.Enum[g.rng.IntN(len(s.Not.Enum))])
 			return string(b)
 		}
@@ -193,7 +210,7 @@ func (g *argGen) value(s *jsonschema.Schema, rightType bool) string {
 		}
 		return "[" + strings.Join(items, ",") + "]"
 	}
-	panic(fmt.Sprintf("no generator for type %q", s.Type))
+	panic(fmt.Sprintf("no generator for type %q", typ))
 }
 
 func (g *argGen) anyValue() string {

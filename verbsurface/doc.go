@@ -234,7 +234,7 @@
 //   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
 //   - retired_synonym: a v1 name after its sunset; use names the verb.
 //   - unavailable_verb: the verb exists but cannot be offered (an unrepresentable parameter, named in param; a group; an unreadable CLI).
-//   - invalid_args: problems lists every problem with the args (including a path outside the roots, rule outside_roots, or unusable, rule unusable_path; a preparer's, a dynamic value's, or a handler's refusal of one argument); with schema, schema_fingerprint, help_call.
+//   - invalid_args: problems lists every problem with the args (including a path outside the roots, rule outside_roots, or unusable, rule unusable_path; a preparer's, a dynamic value's, or a handler's refusal of one argument, and the CLI's own refusal of one it names: rule cli_refused, see CLIArgumentCodes); with schema, schema_fingerprint, help_call.
 //   - missing_fingerprint: a spawn op without fingerprint; with schema, schema_fingerprint, help_call.
 //   - stale_fingerprint: a spawn op whose fingerprint is not the current schema's; with schema, schema_fingerprint, help_call.
 //   - policy_refused: the surface's policy refused the op; the message gives its reason.

@@ -455,8 +455,9 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 	data, eo := s.execute(ctx, v, p, args, progress)
 	if eo != nil {
 		if eo.Code == CodeInvalidArgs {
-			// A handler refused an argument the schema could not rule
-			// out: it teaches like every other argument error.
+			// A handler, or the CLI itself, refused an argument the
+			// schema could not rule out: it teaches like every other
+			// argument error.
 			return fail(argsError(v, p, &op, CodeInvalidArgs, eo.Problems))
 		}
 		return fail(eo)
@@ -502,6 +503,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	argv = append(argv, tail...)
 	data, err := s.opts.Exec.Run(ctx, argv)
 	if err != nil {
+		if pr := cliArgumentProblem(err, p.cmd); pr != nil {
+			return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{*pr}}
+		}
 		return nil, executionError(err, false)
 	}
 	if len(data) == 0 {

@@ -78,7 +78,7 @@ func TestCatalog(t *testing.T) {
 		var names []string
 		for _, u := range cat.Unavailable {
 			names = append(names, u.Verb)
-			if u.Verb == "net.allow" && (u.Param != "cidr" || !strings.Contains(u.Reason, "ipNet")) {
+			if u.Verb == "net.allow" && (u.Param != "cidr" || !strings.Contains(u.Reason, "intSlice")) {
 				t.Errorf("net.allow: %+v", u)
 			}
 		}
@@ -612,7 +612,7 @@ func TestUnavailableVerbOps(t *testing.T) {
 	fx := newFixture(t)
 	resp := fx.do(t, `{"ops":[{"op":"net.allow","args":{"cidr":"10.0.0.0/8"}},{"op":"job.group"}]}`)
 	e := result(t, resp, 0)["error"].(map[string]any)
-	if e["code"] != CodeUnavailableVerb || e["param"] != "cidr" || !strings.Contains(e["message"].(string), "ipNet") {
+	if e["code"] != CodeUnavailableVerb || e["param"] != "cidr" || !strings.Contains(e["message"].(string), "intSlice") {
 		t.Errorf("net.allow: %v", e)
 	}
 	if c := errCode(result(t, resp, 1)); c != CodeUnavailableVerb {

@@ -43,6 +43,10 @@ const (
 	RuleDuplicateItems    = "duplicate_items" // uniqueItems: one problem, naming the first pair
 	RuleMutuallyExclusive = "mutually_exclusive"
 	RuleRequiredGroup     = "required_group"
+	// RuleDependentRequired: a later optional positional was given without
+	// an earlier one (schema "dependentRequired"); argv fills positionals
+	// left to right, so its value would be read as the earlier one's.
+	RuleDependentRequired = "dependent_required"
 	RuleNotAnObject       = "not_an_object"
 	RulePrepare           = "prepare"          // the C4 preparer refused the args
 	RuleHandler           = "handler"          // the verb's handler refused an argument the schema admits
@@ -67,6 +71,13 @@ type Validator struct {
 	order    []string // property order
 	required []string
 	rules    []crossRule
+	deps     []dependency // dependentRequired, in property order
+}
+
+// dependency is one dependentRequired entry: name requires every one of requires.
+type dependency struct {
+	name     string
+	requires []string
 }
 
 type crossRule struct {
@@ -77,6 +88,7 @@ type crossRule struct {
 // valueCheck is one property's (or items') compiled constraints.
 type valueCheck struct {
 	typ       string // string, integer, number, boolean, array
+	orBool    bool   // "type": ["boolean", typ]: an option's bare spelling (true) besides a value
 	enum      []any  // normalised JSON scalars
 	notEnum   []any
 	pattern   *regexp.Regexp
@@ -91,7 +103,7 @@ type valueCheck struct {
 
 var (
 	rootKeywords = map[string]bool{"type": true, "description": true, "properties": true, "required": true,
-		"additionalProperties": true, "allOf": true}
+		"additionalProperties": true, "allOf": true, "dependentRequired": true}
 	propKeywords = map[string]bool{"type": true, "description": true, "default": true, "enum": true, "pattern": true,
 		"minimum": true, "maximum": true, "minLength": true, "not": true, "items": true, "minItems": true, "maxItems": true,
 		"uniqueItems": true}
@@ -165,6 +177,13 @@ func CompileValidator(schema *jsonschema.Schema) (*Validator, error) {
 		}
 		v.required = names
 	}
+	if dr, ok := root["dependentRequired"]; ok {
+		deps, err := compileDependencies(dr, v.order)
+		if err != nil {
+			return nil, bad("dependentRequired: %v", err)
+		}
+		v.deps = deps
+	}
 	if all, ok := root["allOf"]; ok {
 		list, ok := all.([]any)
 		if !ok {
@@ -202,6 +221,39 @@ func stringList(x any) ([]string, error) {
 			return nil, fmt.Errorf("%v is not a string", e)
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+// compileDependencies reads dependentRequired (an object of name lists)
+// into entries in property order, so problems come in a deterministic order.
+func compileDependencies(dr any, order []string) ([]dependency, error) {
+	m, ok := dr.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("not an object")
+	}
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	rank := make(map[string]int, len(order))
+	for i, n := range order {
+		rank[n] = i + 1
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank[names[i]], rank[names[j]]
+		if ri != rj {
+			return ri != 0 && (rj == 0 || ri < rj)
+		}
+		return names[i] < names[j]
+	})
+	out := make([]dependency, 0, len(names))
+	for _, name := range names {
+		reqs, err := stringList(m[name])
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", name, err)
+		}
+		out = append(out, dependency{name: name, requires: reqs})
 	}
 	return out, nil
 }
@@ -254,8 +306,15 @@ func compileValue(m map[string]any, allowItems bool) (*valueCheck, error) {
 		}
 	}
 	typ, _ := m["type"].(string)
+	if list, ok := m["type"].([]any); ok && len(list) == 2 && list[0] == "boolean" && allowItems {
+		// The one type list C1 admits: ["boolean", T], an option that
+		// may be given bare (true) or with a value of type T.
+		if t, _ := list[1].(string); t == "string" || t == "integer" || t == "number" {
+			typ, c.orBool = t, true
+		}
+	}
 	if !propTypes[typ] {
-		return nil, fmt.Errorf("type %v is not one of string, integer, number, boolean, array", m["type"])
+		return nil, fmt.Errorf("type %v is not one of string, integer, number, boolean, array (or [\"boolean\", string|integer|number])", m["type"])
 	}
 	c.typ = typ
 	if e, ok := m["enum"]; ok {
@@ -385,6 +444,17 @@ func (v *Validator) Validate(args map[string]any) []Problem {
 	for _, r := range v.rules {
 		problems = r.check(args, problems)
 	}
+	for _, d := range v.deps {
+		if _, given := args[d.name]; !given {
+			continue
+		}
+		for _, req := range d.requires {
+			if _, ok := args[req]; !ok {
+				problems = append(problems, Problem{Param: d.name, Params: []string{d.name, req}, Rule: RuleDependentRequired,
+					Reason: fmt.Sprintf("%q can be given only together with %q: positionals are filled left to right, so without %q this value would be read as %q", d.name, req, req, req)})
+			}
+		}
+	}
 	return problems
 }
 
@@ -424,7 +494,11 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 		return append(problems, Problem{Param: name, Rule: RuleWrongType,
 			Reason: fmt.Sprintf("%s: %v; want %s", subject, err, c.typeWord())})
 	}
-	if !(jt == c.typ || (jt == "integer" && c.typ == "number")) {
+	if c.orBool && val == false {
+		return append(problems, Problem{Param: name, Rule: RuleForbiddenValue,
+			Reason: fmt.Sprintf("%s may not be false: give true for the bare option, %s, or leave the parameter out", subject, c.typeWord())})
+	}
+	if !(jt == c.typ || (jt == "integer" && c.typ == "number") || (jt == "boolean" && c.orBool)) {
 		return append(problems, Problem{Param: name, Rule: RuleWrongType,
 			Reason: fmt.Sprintf("%s must be %s, got %s", subject, c.typeWord(), describe(jt, val))})
 	}
@@ -510,6 +584,9 @@ func firstEqualPair(rv reflect.Value) (int, int, bool) {
 }
 
 func (c *valueCheck) typeWord() string {
+	if c.orBool {
+		return "true or " + (&valueCheck{typ: c.typ}).typeWord()
+	}
 	switch c.typ {
 	case "array":
 		if c.items != nil {
@@ -680,6 +757,9 @@ func (v *Validator) normalizeArgs(args map[string]any) map[string]any {
 }
 
 func (c *valueCheck) normalize(val any) any {
+	if b, ok := val.(bool); ok && c.orBool {
+		return b
+	}
 	switch c.typ {
 	case "integer":
 		return normalizeInteger(val)

@@ -51,25 +51,41 @@
 //
 //	store (type None/str, int, float)  string, integer, number
 //	  nargs None / '?'                 a value, --opt=value
+//	  nargs '?' on an option           true (the bare --opt, storing const) or a value
 //	  nargs '*' / '+' / N≥2            an array, --opt v1 v2 …
 //	  nargs 1                          an array of one, --opt=value
+//	type=argparse.FileType(mode)       a string naming a file; Path "read" or "write" by mode
+//	type=pathlib.Path (PurePath)       a string naming a file; Path "write" when the dest or
+//	                                   an option names an output (out, output, outfile, outdir,
+//	                                   outpath), else "read"; "-" and "" refused for both
+//	type=any other callable but bool   a string: the callable is the CLI's final validator
 //	store_true / store_false           boolean (the bare flag; the other value only as the default)
+//	store_const / append_const         boolean: true gives the flag (storing const / [const])
+//	several const flags on one dest    one boolean per flag, named after its long option, and
+//	                                   mutually exclusive with each other and the dest's value option
+//	count                              integer 0..projector.MaxCount, the flag repeated n times
 //	BooleanOptionalAction              boolean (--flag / --no-flag)
 //	append (nargs None)                array, --opt=value once per value
 //	extend (nargs '+' or '*')          array, --opt=value once per value
 //	choices                            enum (a long range: minimum/maximum)
 //
+// Consecutive nargs='?' positionals (optionally closed by one nargs='*')
+// are read left to right: the projector chains them with dependentRequired
+// (each later one only with every earlier one).
+//
 // help and version actions are not parameters; help=SUPPRESS hides one.
 // Unrepresentable, naming the action class or type callable:
-// store_const, append_const and count; any Action class argparse does not
-// define (including subclasses of its own); a type callable other than int,
-// float or str (argparse.FileType, pathlib.Path, bool, any function);
-// nargs=REMAINDER or PARSER; append/extend whose default list is not empty
-// (the parsed list would not be just the given values); choices that are not
-// JSON values of the parameter's type; two actions with one dest; two
-// positionals of variable count (argv cannot say where one ends); a hidden
-// positional before others; prefix_chars other than "-"; an option string
-// that is an ambiguous abbreviation in an ancestor parser.
+// any Action class argparse does not define (including subclasses of its
+// own); type=bool (every non-empty word is True); choices of a type callable
+// that is not int, float or str (they are converted values); a count with a
+// non-zero default; nargs=REMAINDER or PARSER; append/extend whose default
+// list is not empty (the parsed list would not be just the given values);
+// choices that are not JSON values of the parameter's type; two value
+// options (or two append_const flags) with one dest; two positionals of
+// variable count other than a run of '?' ones closed by at most one '*'
+// (argv cannot say where one ends); a hidden positional before others;
+// prefix_chars other than "-"; an option string that is an ambiguous
+// abbreviation in an ancestor parser.
 //
 // # Constraints found by the round trip
 //

@@ -59,6 +59,5 @@ func ExampleWalkAll() {
 	}
 	// Output:
 	// py_compile:main (py_compile): 1 of 1 offerable commands project cleanly
-	// ast:main (python -m ast): 0 of 1 offerable commands project cleanly
-	//   infile: type callable argparse.FileType is not a scalar (int, float or str)
+	// ast:main (python -m ast): 1 of 1 offerable commands project cleanly
 }

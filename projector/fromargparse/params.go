@@ -70,9 +70,27 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 	case "store":
 	case "append", "extend":
 	case "count":
-		return unrep("the count action stores how many times the flag is repeated; counts are not in the projected subset")
+		// An integer from 0 to MaxCount, rendered as the flag repeated:
+		// exactly what the action stores when it starts from nothing.
+		p.Kind, p.Arity, p.Type = projector.KindInteger, projector.ArityCount, ""
+		p.Maximum = f64(projector.MaxCount)
+		switch d, ok := plainValue(a.Default); {
+		case !ok && a.Default.Unjsonable == nil:
+		case ok && d == int64(0):
+			p.Default = int64(0)
+		default:
+			return unrep("the count action adds to its default %s, so the number of repetitions is not the value stored", rawText(a.Default))
+		}
+		return p
 	case "store_const", "append_const":
-		return unrep("%s stores a fixed Python value (const) the schema cannot name", known(a))
+		// A flag: true stores const (append_const: appends it). The
+		// schema says true or false; const is recorded for messages.
+		p.Kind, p.Arity, p.Type, p.FlagValue = projector.KindBoolean, projector.ArityNone, "", true
+		p.Default = false
+		if c, ok := plainValue(a.Const); ok {
+			p.Const = c
+		}
+		return p
 	case "":
 		return unrep("unknown Action subclass %s: what it does with its values is not known", a.Class)
 	default:
@@ -84,10 +102,30 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 	switch {
 	case a.Type == nil:
 		p.Kind = projector.KindString
-	case a.Type.Scalar == nil:
+	case a.Type.Path != "":
+		// A string naming a file: marked as a path so a surface confines
+		// it to its roots. "-" is refused: FileType reads it as a
+		// standard stream, which the surface has none to hand over. ""
+		// names no file (pathlib reads it as ".", the working directory).
+		// A pathlib class normalises the string (a//b/./c/ is a/b/c),
+		// which names the same file.
+		p.Kind, p.Path = projector.KindString, pathUse(a)
+		p.Forbidden = append(p.Forbidden, "-", "")
+	case a.Type.Name == "bool":
+		// bool("false") is True: every non-empty word is true, so no
+		// schema says what the CLI makes of a value.
 		p.Unrepresentable = &projector.Unrepresentable{Action: actionName(a), Type: a.Type.Name,
-			Reason: fmt.Sprintf("type callable %s is not a scalar (int, float or str)", a.Type.Name)}
+			Reason: "type=bool reads every non-empty word as True; use action=\"store_true\" or BooleanOptionalAction"}
 		return p
+	case a.Type.Scalar == nil:
+		// Any other type callable reads one word: the caller gives that
+		// string, and the callable is the final validator (argparse
+		// reports its refusal as a usage error at parse time). Its
+		// choices, though, are converted values the schema cannot list.
+		if a.Choices != nil {
+			return unrep("choices of a type callable (%s) are converted values, not the strings a caller gives", a.Type.Name)
+		}
+		p.Kind = projector.KindString
 	default:
 		p.Kind = map[string]projector.Kind{"int": projector.KindInteger, "float": projector.KindNumber, "str": projector.KindString}[*a.Type.Scalar]
 	}
@@ -106,6 +144,14 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		switch {
 		case n == "?" && known(a) == "store":
 			p.Arity = projector.ArityOptional
+			if !positional {
+				// Given bare, the option stores const: the schema
+				// admits true for that spelling.
+				p.Bare = true
+				if c, ok := plainValue(a.Const); ok {
+					p.Const = c
+				}
+			}
 		case (n == "*" || n == "+") && known(a) == "extend":
 			p.Arity = projector.ArityRepeated // --opt=v once per value
 		case n == "*" && known(a) == "store":
@@ -180,8 +226,16 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		if a.Default.Value != nil && string(a.Default.Value) != "null" && p.Default == nil {
 			return unrep("%s with a default that is not a list", known(a))
 		}
+	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && len(listOf(p.Default)) > 0:
+		// An omitted '*' positional stores its default, and so does one
+		// given no words: the empty list has no spelling.
+		p.MinItems = 1
 	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && p.Default == nil && !a.Default.Suppress:
 		p.Default = []any{} // what argparse stores for an omitted '*' positional without default
+		// argparse marks such a positional required, yet reads zero
+		// words as []: omitting it is the same as giving [], and a run
+		// of optional positionals before it stays optional.
+		p.Required = false
 	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices != nil:
 		// Python 3.11 checks an omitted '*' positional's default against
 		// the choices, and the empty list is never a choice.
@@ -219,6 +273,68 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 }
 
 func f64(v float64) *float64 { return &v }
+
+// pathUse decides how a path-typed action's value is used. FileType says so
+// by its mode. A pathlib.Path says nothing; it is taken as a file the CLI
+// reads unless its dest or option strings name an output ("out", "output",
+// "outfile", "outdir", ...): a file it reads is the common case, and a
+// surface confines both to its roots alike.
+func pathUse(a *rawAction) projector.PathUse {
+	switch a.Type.Path {
+	case "read":
+		return projector.PathRead
+	case "write":
+		return projector.PathWrite
+	}
+	names := append([]string{a.Dest}, a.OptionStrings...)
+	for _, n := range names {
+		for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '-' || r == '_' }) {
+			switch w {
+			case "out", "output", "outfile", "outdir", "outpath":
+				return projector.PathWrite
+			}
+		}
+	}
+	return projector.PathRead
+}
+
+// plainValue decodes a walker value that is plain JSON (numbers as int64 or
+// float64).
+func plainValue(v rawValue) (any, bool) {
+	if v.Value == nil || string(v.Value) == "null" {
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(string(v.Value)))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, false
+	}
+	return fromNumbers(x), true
+}
+
+func fromNumbers(x any) any {
+	switch v := x.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		for i := range v {
+			v[i] = fromNumbers(v[i])
+		}
+	}
+	return x
+}
+
+func rawText(v rawValue) string {
+	if v.Unjsonable != nil {
+		return *v.Unjsonable
+	}
+	return string(v.Value)
+}
 
 func jsonBool(v rawValue) (bool, bool) {
 	if v.Value == nil || string(v.Value) == "null" {
@@ -295,4 +411,9 @@ func choiceCheck(p *projector.Param, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("not a choice")
+}
+
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

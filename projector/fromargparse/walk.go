@@ -86,6 +86,7 @@ type rawAction struct {
 	Choices             *rawChoices `json:"choices"`
 	Required            bool        `json:"required"`
 	Help                *string     `json:"help"`
+	Const               rawValue    `json:"const"`
 	AmbiguousInAncestor *string     `json:"ambiguous_in_ancestor"`
 }
 
@@ -98,6 +99,9 @@ type rawValue struct {
 type rawType struct {
 	Name   string  `json:"name"`
 	Scalar *string `json:"scalar"`
+	// Path is "read" or "write" for an argparse.FileType (by its mode),
+	// "path" for a pathlib class, empty otherwise.
+	Path string `json:"path"`
 }
 
 type rawChoices struct {
@@ -241,6 +245,9 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 	byName := map[string]*projector.Param{}
 	byIndex := map[int]*projector.Param{}
 	var positionals []*rawAction
+	shared := sharedDests(p)
+	sharedMembers := map[string][]string{}
+	var sharedOrder []string
 	for i, act := range p.Actions {
 		k := known(act)
 		if k == "help" || k == "version" || k == "parsers" || p.Subparsers != nil && i == p.Subparsers.Index {
@@ -256,6 +263,22 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 			continue
 		}
 		param := actionParam(act, fromfile, p.NegativeNumberOptionals)
+		if shared[act.Dest] && param.Unrepresentable == nil {
+			// Several options store into this dest, all but at most one
+			// of them flags: each flag is a boolean of its own, named
+			// after its option ("true" gives it, storing its const), the
+			// value option keeps the dest's name, and giving two of them
+			// is refused (the last would silently win).
+			if flag := constFlag(act); flag != nil {
+				param.Name, param.Dest = optionName(act), act.Dest
+				param.Kind, param.Arity, param.Type, param.FlagValue, param.NegOptions = projector.KindBoolean, projector.ArityNone, "", true, nil
+				param.Default, param.Choices, param.Const = false, nil, flag.value
+			}
+			if sharedMembers[act.Dest] == nil {
+				sharedOrder = append(sharedOrder, act.Dest)
+			}
+			sharedMembers[act.Dest] = append(sharedMembers[act.Dest], param.Name)
+		}
 		if act.AmbiguousInAncestor != nil && param.Unrepresentable == nil {
 			param.Unrepresentable = &projector.Unrepresentable{Action: actionName(act), Reason: *act.AmbiguousInAncestor}
 		}
@@ -272,21 +295,40 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 		}
 	}
 
-	// Positionals are matched by a regular expression over all of them: with
-	// two of variable count, or a hidden one before a visible one, argv
-	// cannot say which value belongs where.
-	variable := ""
+	// Positionals are matched by a regular expression over all of them: a
+	// hidden one before a visible one takes their values. Of those taking
+	// a variable number of values, only a run of consecutive nargs='?'
+	// ones (optionally closed by one nargs='*') can be told apart: the
+	// regular expression fills them left to right, so each later one is
+	// given only with every earlier one (the projector's
+	// dependentRequired). After a '?', a '+' would take its value.
+	var variable []int
 	for i, act := range positionals {
 		hidden := act.Help != nil && *act.Help == suppress
 		if hidden && i < len(positionals)-1 {
 			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("hidden positional %q comes before other positionals and would take their values", act.Dest)})
 		}
-		switch act.Nargs {
-		case "?", "*", "+":
-			if variable != "" {
-				fail(&projector.Unrepresentable{Reason: fmt.Sprintf("positionals %q and %q both take a variable number of values, so argv cannot say where one ends", variable, act.Dest)})
+		if act.Nargs == "..." && i > 0 && i == len(positionals)-1 && !hidden {
+			remainderParam(act, byName[act.Dest])
+		}
+		switch nargs := act.Nargs; nargs {
+		case "?", "*", "+", "...":
+			if nargs == "..." {
+				nargs = "*" // a remainder reads like a '*' positional (see remainderParam)
 			}
-			variable = act.Dest
+			if n := len(variable); n > 0 {
+				prev := positionals[variable[n-1]]
+				if variable[n-1] != i-1 || prev.Nargs != "?" || nargs == "+" {
+					fail(&projector.Unrepresentable{Reason: fmt.Sprintf("positionals %q (nargs=%v) and %q (nargs=%v) both take a variable number of values, so argv cannot say where one ends", prev.Dest, prev.Nargs, act.Dest, act.Nargs)})
+				}
+			}
+			variable = append(variable, i)
+		}
+	}
+
+	for _, dest := range sharedOrder {
+		if members := sharedMembers[dest]; len(members) >= 2 && !inOneGroup(p, byIndex, members) {
+			cmd.Groups = append(cmd.Groups, projector.Group{Params: members})
 		}
 	}
 
@@ -371,4 +413,102 @@ func classChars(chars string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// constValue is what a flag action stores: its const, or true/false.
+type constValue struct{ value any }
+
+// constFlag returns what act stores if it is a flag that stores a fixed
+// JSON value (store_const with a plain const, store_true, store_false), or
+// nil.
+func constFlag(a *rawAction) *constValue {
+	switch known(a) {
+	case "store_true":
+		return &constValue{true}
+	case "store_false":
+		return &constValue{false}
+	case "store_const":
+		if v, ok := plainValue(a.Const); ok {
+			return &constValue{v}
+		}
+		if a.Const.Value != nil { // const None: stored as null
+			return &constValue{nil}
+		}
+	}
+	return nil
+}
+
+// sharedDests returns the dests of p that several visible actions store
+// into where every one but at most one is a const flag (constFlag): those
+// are split into one parameter per action. Other shared dests stay one
+// name for two parameters, which command refuses.
+func sharedDests(p *rawParser) map[string]bool {
+	flags, others := map[string]int{}, map[string]int{}
+	for i, act := range p.Actions {
+		k := known(act)
+		if k == "help" || k == "version" || k == "parsers" || p.Subparsers != nil && i == p.Subparsers.Index ||
+			act.Help != nil && *act.Help == suppress || len(act.OptionStrings) == 0 {
+			continue
+		}
+		if constFlag(act) != nil {
+			flags[act.Dest]++
+		} else {
+			others[act.Dest]++
+		}
+	}
+	out := map[string]bool{}
+	for dest, n := range flags {
+		if n+others[dest] >= 2 && others[dest] <= 1 {
+			out[dest] = true
+		}
+	}
+	return out
+}
+
+// optionName is the parameter name of a flag split from a shared dest: its
+// first long option string, without dashes, in snake case.
+func optionName(a *rawAction) string {
+	o := a.OptionStrings[0]
+	for _, s := range a.OptionStrings {
+		if strings.HasPrefix(s, "--") {
+			o = s
+			break
+		}
+	}
+	return strings.ReplaceAll(strings.TrimLeft(o, "-"), "-", "_")
+}
+
+// inOneGroup reports whether the parser already has one mutually exclusive
+// group holding every one of members.
+func inOneGroup(p *rawParser, byIndex map[int]*projector.Param, members []string) bool {
+	for _, g := range p.Groups {
+		in := map[string]bool{}
+		for _, i := range g.Actions {
+			if param, ok := byIndex[i]; ok {
+				in[param.Name] = true
+			}
+		}
+		all := true
+		for _, m := range members {
+			all = all && in[m]
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// remainderParam offers a nargs=REMAINDER positional that is the last of
+// several as an array of strings: rendered after "--", the positional before
+// it takes that "--" (argparse removes it from that one's values) and the
+// remainder takes every later word verbatim, "--" and dash-leading ones
+// included. As the first positional it would keep the "--" itself, so it
+// stays unrepresentable there; so does one with a type or choices.
+func remainderParam(a *rawAction, p *projector.Param) {
+	if p == nil || a.Type != nil || a.Choices != nil {
+		return
+	}
+	*p = projector.Param{Name: p.Name, Kind: projector.KindString, Arity: projector.ArityZeroOrMore, Default: []any{},
+		Help: p.Help, Action: p.Action}
 }

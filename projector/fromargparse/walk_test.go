@@ -185,13 +185,12 @@ func TestWalkUnavailable(t *testing.T) {
 	}{
 		{"custom-action", "shout", "vsfixture.Upper", "", "unknown Action subclass vsfixture.Upper"},
 		{"subclass-action", "x", "vsfixture.MyStore", "", "unknown Action subclass vsfixture.MyStore"},
-		{"custom-type", "budget", "store", "vsfixture.parse_budget", "type callable vsfixture.parse_budget is not a scalar"},
-		{"file-type", "infile", "store", "argparse.FileType", "type callable argparse.FileType is not a scalar"},
-		{"const", "fast", "store_const", "", "store_const stores a fixed Python value"},
-		{"count", "v", "count", "", "count action"},
+		{"custom-type-choices", "budget", "store", "", "choices of a type callable (vsfixture.parse_budget) are converted values"},
 		{"remainder", "rest", "store", "", "REMAINDER"},
-		{"two-optional", "", "", "", `positionals "a" and "b" both take a variable number`},
-		{"clash", "", "", "", `both store to dest "state"`},
+		{"count-default", "v", "count", "", "adds to its default 1"},
+		{"optional-then-plus", "", "", "", `positionals "a" (nargs=?) and "b" (nargs=+) both take a variable number`},
+		{"clash-values", "", "", "", `option --name and option --id both store to dest "who"`},
+		{"append-many", "", "", "", `option --add-a and option --add-b both store to dest "items"`},
 		{"shared-too", "", "argparse._SubParsersAction", "", `ambiguous nested subparser: the same parser object is also reachable as "nest shared"`},
 		{"nest shared", "", "argparse._SubParsersAction", "", `ambiguous nested subparser: the same parser object is also reachable as "shared-too"`},
 	}

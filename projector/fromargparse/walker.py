@@ -25,6 +25,8 @@ import importlib
 import importlib.util
 import io
 import json
+import os
+import pathlib
 import runpy
 import sys
 
@@ -165,11 +167,22 @@ def _value(v):
     return {"value": j} if ok else {"unjsonable": j}
 
 
+def _file_mode_use(mode):
+    # "read" for a file argparse.FileType opens only for reading.
+    return "write" if any(c in mode for c in "wax+") else "read"
+
+
 def _type_desc(t):
     if t is None:
         return None
     if t in _SCALAR_TYPES:
         return {"name": _SCALAR_TYPES[t], "scalar": _SCALAR_TYPES[t]}
+    # Path types: the value is a string naming a file. FileType opens it
+    # (its mode says read or write); a pathlib class wraps it.
+    if isinstance(t, argparse.FileType):
+        return {"name": "argparse.FileType", "scalar": None, "path": _file_mode_use(getattr(t, "_mode", "r"))}
+    if isinstance(t, type) and issubclass(t, pathlib.PurePath):
+        return {"name": _class_name(t), "scalar": None, "path": "path"}
     name = getattr(t, "__qualname__", None) or getattr(t, "__name__", None)
     if name is None:  # an instance, such as argparse.FileType('r')
         name = _class_name(type(t))
@@ -247,6 +260,7 @@ def describe(parser, path, seen, ancestors):
             "choices": None if cls is argparse._SubParsersAction else _choices_desc(action.choices),
             "required": bool(action.required),
             "help": _help(parser, action),
+            "const": _value(action.const),
             "ambiguous_in_ancestor": None,
         }
         # An option the subcommand renders must not be an ambiguous
@@ -339,9 +353,31 @@ def walk(request):
 def _ns_json(ns):
     out = {}
     for k, v in vars(ns).items():
+        if isinstance(v, os.PathLike):
+            v = os.fspath(v)
         ok, j = _jsonable(v)
         out[k] = j if ok else {"unjsonable": j}
     return out
+
+
+def _name_files(parser, seen=None):
+    # For the round trip only: argparse.FileType would open (or create) the
+    # named file, and any other type callable (not int, float, str or a
+    # pathlib class) converts the word in its own way; what the round trip
+    # checks is the string argparse hands to it, so each such callable is
+    # replaced by str.
+    seen = set() if seen is None else seen
+    if id(parser) in seen:
+        return parser
+    seen.add(id(parser))
+    for action in parser._actions:
+        t = action.type
+        if t is not None and t not in _SCALAR_TYPES and not (isinstance(t, type) and issubclass(t, pathlib.PurePath)):
+            action.type = str
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _name_files(sub, seen)
+    return parser
 
 
 def parse(request):
@@ -351,7 +387,7 @@ def parse(request):
         target = req["target"]
         try:
             if target not in parsers:
-                parsers[target] = get_parser(target)
+                parsers[target] = _name_files(get_parser(target))
             parser = parsers[target]
         except WalkError as e:
             results.append({"ok": False, "error": "%s: %s" % (e.kind, e.message)})

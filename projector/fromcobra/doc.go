@@ -32,17 +32,23 @@
 //	stringSlice            array of strings matching [StringListItemPattern], CSV-quoted per item
 //	stringArray            array of strings matching [StringListItemPattern]
 //	intSlice               array of integers
+//	stringToString         array of "key=value" strings matching [StringToStringPattern],
+//	                       --flag=key=value once per pair (a later key replaces an earlier one)
+//	any other Value        string (ipNet, boolSlice, a custom pflag.Value, ...)
 //
-// Any other type — ipNet, boolSlice, stringToString, a custom pflag.Value —
-// makes the command unavailable, naming the type ("pflag:ipNet"): it is never
-// coerced to a string. A custom Value whose Type() claims a supported name
-// is taken at its word. A Value that also implements [Chooser] (a fixed
-// set of values it enforces in Set, such as a playbook arg's declared
-// choices) has those choices offered as the parameter's enum, typed by its
-// kind; a choice that does not parse as that kind makes the command
-// unavailable. Defaults come from the flag's DefValue. A
-// stringArray or intSlice whose default is not empty cannot be emptied from
-// argv, so its minItems is 1.
+// A pflag.Value is string-in by construction (Set(string) reads one word),
+// so any type without a mapping of its own is offered as a string and the
+// CLI's Set is its final validator: a value it refuses comes back as the
+// CLI's usage error (see verbsurface's invalid_argument convention). A Value
+// that also implements [Chooser] (a fixed set of values it enforces in Set,
+// such as a playbook arg's declared choices) has those choices offered as
+// the parameter's enum, typed by its kind; a choice that does not parse as
+// that kind makes the command unavailable. A custom Value whose Type()
+// claims a supported name is taken at its word. A non-boolean flag with a
+// NoOptDefVal may also be given bare: its schema is "true or a value"
+// (type ["boolean", T]), true rendering the bare --flag. Defaults come from
+// the flag's DefValue. A stringArray, intSlice or stringToString whose
+// default is not empty cannot be emptied from argv, so its minItems is 1.
 //
 // Required flags come from MarkFlagRequired; groups from cobra's
 // annotations, read as cobra's ValidateFlagGroups reads them (a group counts
@@ -58,16 +64,23 @@
 //
 // # Positionals
 //
-// The Use line names positionals after the command's own name: NAME or
-// <NAME> (required), [NAME] (optional), NAME... (one or more), [NAME...]
-// (zero or more); "[flags]" is ignored. Required words come first; at most
-// one optional or variadic word may follow, last — giving a second optional
-// positional without the first has no argv spelling. The command's Args
-// validator (a function, so it is called, with probe argument lists of
-// increasing length) must accept every count the Use line allows; when it
-// also rejects probes outside ValidArgs, the positionals take ValidArgs as
-// their choices. A validator that judges content beyond ValidArgs cannot be
-// probed and makes the command unavailable, like any disagreement.
+// The Args validator is the parser: it is called with placeholder lists
+// of 0, 1, 2, … values (up to 16, and 4096 to tell "no upper end") to find
+// the range of counts it accepts. The Use line is documentation: its words
+// after the command's name name the positionals — NAME or <NAME> (required),
+// [NAME] (optional), NAME... (one or more), [NAME...] (zero or more);
+// "[flags]" and flag-like words are ignored; prose is sanitized (<file|url>
+// is file_or_url, [ITEM1 [ITEM2 ...]] is item1) and a word without a name
+// gives a generic one (arg1, args). When the Use line's own order (required
+// words, optional ones, one variadic last) states a count range inside the
+// validator's, that range is offered; otherwise the validator's, under the
+// Use line's names by position (generic ones if its order names nothing
+// reliably). Optional positionals are read left to right: each later one is
+// given only with every earlier one (the projector's dependentRequired); a
+// bounded range wider than four optional ones offers the first four. A
+// positional whose name a flag has already takes the suffix "_arg". When the
+// validator also rejects placeholders outside ValidArgs, the positionals
+// take ValidArgs as their choices.
 //
 // # Constraints the parser does not enforce
 //
@@ -89,9 +102,9 @@
 // # Unavailable
 //
 // A command is unavailable, with a reason naming it, when: a constraint
-// annotation cannot be applied (above); a flag's type is
-// unsupported; its Use line cannot be read or disagrees with its Args
-// validator; flag parsing is disabled (it reads argv raw); flags are marked
+// annotation cannot be applied (above); its Args validator accepts counts
+// that are not a range, or no count of placeholder values (it judges
+// content beyond ValidArgs); flag parsing is disabled (it reads argv raw); flags are marked
 // required together (MarkFlagsRequiredTogether, which the schema subset
 // cannot express); a required flag is hidden or deprecated; two parameters
 // map to one schema name; or it only dispatches to subcommands.

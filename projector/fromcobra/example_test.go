@@ -57,17 +57,44 @@ func ExampleWalkWith() {
 	// sf1-6b85b3a55bf0cee9
 }
 
-// An unsupported flag type makes the command unavailable, by name.
+// A construct the schema subset cannot state makes the command unavailable,
+// by name, with a reason a CLI author can act on.
 func ExampleWalk_unavailable() {
+	root := &cobra.Command{Use: "net"}
+	login := &cobra.Command{Use: "login", Args: cobra.NoArgs, Run: func(*cobra.Command, []string) {}}
+	login.Flags().String("user", "", "user")
+	login.Flags().String("password", "", "password")
+	login.MarkFlagsRequiredTogether("user", "password")
+	root.AddCommand(login)
+	tree, _ := fromcobra.Walk(root)
+	_, err := projector.Project(tree.Find("login"))
+	fmt.Println(err)
+	// Output:
+	// projector: command "login": flags --user, --password must be given together (MarkFlagsRequiredTogether), which the schema subset cannot express; command unavailable
+}
+
+// A custom pflag.Value is string-in (Set(string)): it is offered as a
+// string, the CLI's own Set being the final validator; a flag with a no-value
+// default may also be given bare (true).
+func ExampleWalk_stringIn() {
 	root := &cobra.Command{Use: "net"}
 	serve := &cobra.Command{Use: "serve", Args: cobra.NoArgs, Run: func(*cobra.Command, []string) {}}
 	serve.Flags().IP("bind", nil, "address")
+	serve.Flags().String("color", "never", "auto, always or never")
+	serve.Flags().Lookup("color").NoOptDefVal = "auto"
 	root.AddCommand(serve)
 	tree, _ := fromcobra.Walk(root)
-	_, err := projector.Project(tree.Find("serve"))
-	fmt.Println(err)
+	schema, _ := projector.Project(tree.Find("serve"))
+	for _, name := range []string{"bind", "color"} {
+		s := schema.Properties[name]
+		fmt.Println(name, s.Type, s.Types)
+	}
+	argv, _ := projector.RenderArgv(projector.DialectPflag, tree.Find("serve"), map[string]any{"bind": "::1", "color": true})
+	fmt.Printf("%q\n", argv)
 	// Output:
-	// projector: command "serve": parameter "bind" (action pflag:ip, type ip): pflag value type ip is not in the supported set (string, bool, sized ints and uints, float32/64, count, duration, stringSlice, stringArray, intSlice); command unavailable
+	// bind string []
+	// color  [boolean string]
+	// ["--bind=::1" "--color"]
 }
 
 // Dynamic parameters: naming a playbook injects that playbook's declared

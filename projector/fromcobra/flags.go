@@ -42,6 +42,13 @@ const DurationPattern = `^[-+]?(?:0|(?:[0-9]{1,5}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})
 // list [""] as an empty record, which reads back as [].
 const StringListItemPattern = `^[^\x00\r]+$`
 
+// StringToStringPattern constrains each item of a pflag stringToString
+// flag, given as --flag=key=value once per pair: exactly one "=" (with more,
+// pflag reads the word as CSV), a non-empty key, and no quote at either end
+// (pflag trims quotes there), no NUL (argv cannot carry it) and no carriage
+// return. A later pair with the same key replaces an earlier one.
+const StringToStringPattern = `^[^\x00\r"=][^\x00\r=]*=(?:[^\x00\r=]*[^\x00\r="])?$`
+
 func isRequired(f *pflag.Flag) bool {
 	v := f.Annotations[annotationRequired]
 	return len(v) > 0 && v[0] == "true"
@@ -141,13 +148,27 @@ func flagParam(f *pflag.Flag) *projector.Param {
 		if len(def) > 0 {
 			p.MinItems = 1 // as for stringArray: "--x=" does not parse as an empty list
 		}
-	default:
-		p.Default = nil
-		p.Unrepresentable = &projector.Unrepresentable{
-			Action: p.Action,
-			Type:   typ,
-			Reason: fmt.Sprintf("pflag value type %s is not in the supported set (string, bool, sized ints and uints, float32/64, count, duration, stringSlice, stringArray, intSlice)", typ),
+	case "stringToString":
+		// A map given as key=value once per pair (see StringToStringPattern).
+		p.Arity, p.Pattern = projector.ArityRepeated, StringToStringPattern
+		var def []string
+		def, err = readBracketedCSV(f.DefValue) // "[k=v,…]", the map's pairs as CSV
+		sort.Strings(def)
+		p.Default = def
+		if len(def) > 0 {
+			p.MinItems = 1 // the first pair replaces the default map; none leaves it
 		}
+	default:
+		// Any other pflag.Value (the other built-in types and every custom
+		// one) is string-in by construction: Set(string) reads one word.
+		// Its honest schema is a string, an enum where the type offers its
+		// choices (Chooser), and the CLI is the final validator: a value
+		// Set refuses is a usage error the CLI reports.
+		p.Default = nil
+	}
+	if p.Unrepresentable == nil && err == nil && f.NoOptDefVal != "" && p.Kind != projector.KindBoolean && p.Arity == projector.ArityOne && typ != "count" {
+		// Given bare, the flag stores its no-value default.
+		p.Bare, p.Const = true, f.NoOptDefVal
 	}
 	if err != nil {
 		p.Default = nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra/internal/fixture"
 	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
+	"github.com/verbsurface/verbsurface/projector/internal/cobrart"
 )
 
 var fixtureOptions = &Options{ExcludeFlags: []string{"json"}}
@@ -43,6 +45,16 @@ func parseCobra(cmd *projector.Command, tail []string) (map[string]any, error) {
 		got, gotArgs = c, args
 		return nil
 	})
+	// String-in flags (any type but the typed ones): what must reach the
+	// CLI is the string given; its Set is the final validator.
+	if c, _, err := root.Find(cmd.Path); err == nil {
+		_ = c.InheritedFlags()
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !cobrart.Typed[f.Value.Type()] {
+				f.Value = &cobrart.Recorder{Value: f.Value}
+			}
+		})
+	}
 	root.SetArgs(append(append(append([]string(nil), cmd.Path...), "--json"), tail...))
 	root.SetOut(io.Discard)
 	root.SetErr(io.Discard)
@@ -96,6 +108,14 @@ func parseCobra(cmd *projector.Command, tail []string) (map[string]any, error) {
 }
 
 func flagValue(fs *pflag.FlagSet, name, typ string) (any, error) {
+	if f := fs.Lookup(name); f != nil {
+		if r, ok := f.Value.(*cobrart.Recorder); ok {
+			if len(r.Sets) == 0 {
+				return nil, nil // not given
+			}
+			return r.Sets[len(r.Sets)-1], nil
+		}
+	}
 	switch typ {
 	case "string":
 		return fs.GetString(name)
@@ -144,6 +164,9 @@ func flagValue(fs *pflag.FlagSet, name, typ string) (any, error) {
 		return fs.GetStringSlice(name)
 	case "stringArray":
 		return fs.GetStringArray(name)
+	case "stringToString":
+		m, err := fs.GetStringToString(name)
+		return sortedPairs(m), err
 	case "intSlice":
 		v, err := fs.GetIntSlice(name)
 		out := make([]int64, len(v))
@@ -158,6 +181,22 @@ func flagValue(fs *pflag.FlagSet, name, typ string) (any, error) {
 // expected turns a given (JSON-decoded) value, or the model's default for
 // an omitted parameter, into the typed value cobra must have parsed.
 func expected(p *projector.Param, v any) any {
+	if p.Bare && v == true {
+		return p.Const // the bare flag stores its no-value default
+	}
+	switch d := v.(type) {
+	case map[string]string: // a stringToString default
+		return sortedPairs(d)
+	case []any:
+		if p.Type == "stringToString" {
+			m := map[string]string{}
+			for _, it := range d {
+				k, val, _ := strings.Cut(it.(string), "=")
+				m[k] = val // a later pair replaces an earlier one
+			}
+			return sortedPairs(m)
+		}
+	}
 	one := func(x any) any {
 		switch p.Kind {
 		case projector.KindInteger:
@@ -194,6 +233,34 @@ func expected(p *projector.Param, v any) any {
 		return out
 	}
 	return one(v)
+}
+
+// groupMemberGiven reports whether another member of an exclusive group of
+// name's was given.
+func groupMemberGiven(cmd *projector.Command, args map[string]any, name string) bool {
+	for _, g := range cmd.Groups {
+		in, other := false, false
+		for _, n := range g.Params {
+			if n == name {
+				in = true
+			} else if _, ok := args[n]; ok {
+				other = true
+			}
+		}
+		if in && other {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedPairs(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // jsonValue returns the model default in decoded-JSON form.
@@ -245,6 +312,9 @@ func checkRoundTrip(t *testing.T, cmd *projector.Command, rs *jsonschema.Resolve
 					t.Fatalf("%v: omitted positional %s parsed as %q", cmd.Path, p.Name, g)
 				}
 				continue
+			}
+			if groupMemberGiven(cmd, args, p.Name) {
+				continue // it may share its variable with the member given (--tag/--rebased)
 			}
 			v = jsonDefault(p)
 		}

@@ -2,6 +2,7 @@ package fromcobra
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode"
 
@@ -106,6 +107,9 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		}
 		claimed[name] = c
 	}
+	bound := make(map[uintptr]string, 16) // a flag Value's address -> the first param bound to it
+	var sharing map[uintptr][]string      // the addresses bound to more than one: every param
+	var sharingOrder []uintptr
 	addFlags := func(fs *pflag.FlagSet) {
 		fs.VisitAll(func(f *pflag.Flag) {
 			if w.exclude[f.Name] {
@@ -124,6 +128,20 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 				return
 			}
 			p := flagParam(f)
+			if ptr := valuePointer(f.Value); ptr != 0 {
+				if first, seen := bound[ptr]; !seen {
+					bound[ptr] = p.Name
+				} else {
+					if sharing == nil {
+						sharing = map[uintptr][]string{}
+					}
+					if len(sharing[ptr]) == 0 {
+						sharingOrder = append(sharingOrder, ptr)
+						sharing[ptr] = []string{first}
+					}
+					sharing[ptr] = append(sharing[ptr], p.Name)
+				}
+			}
 			offered[f.Name] = p.Name
 			claim(p.Name, claimant{by: f.Name})
 			cmd.Params = append(cmd.Params, p)
@@ -132,6 +150,13 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 	addFlags(c.LocalFlags())
 	addFlags(c.InheritedFlags())
 	w.groups(c, cmd, offered)
+	// Flags bound to one variable (an old and a new name for one
+	// setting): the last one given wins, so giving two is refused.
+	for _, ptr := range sharingOrder {
+		if names := sharing[ptr]; len(names) > 1 {
+			cmd.Groups = append(cmd.Groups, projector.Group{Params: names})
+		}
+	}
 
 	pos, u := positionals(c)
 	if u != nil {
@@ -140,6 +165,14 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		}
 	} else {
 		for _, p := range pos {
+			// A positional's name is the Use line's documentation; when a
+			// flag has it already, the positional yields ("model_arg").
+			for {
+				if prev, taken := claimed[p.Name]; !taken || prev.positional {
+					break
+				}
+				p.Name += "_arg"
+			}
 			claim(p.Name, claimant{by: p.Help, positional: true})
 			cmd.Params = append(cmd.Params, p)
 		}
@@ -180,4 +213,14 @@ func snakeCase(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// valuePointer is the address a flag's Value points at (pflag's built-in
+// values are pointers to the bound variable), or 0.
+func valuePointer(v pflag.Value) uintptr {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem().Size() == 0 {
+		return 0 // zero-size values may share an address without sharing anything
+	}
+	return rv.Pointer()
 }

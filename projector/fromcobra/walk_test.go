@@ -190,17 +190,10 @@ func TestWalkUnavailable(t *testing.T) {
 		param, typ   string
 		reasonSubstr string
 	}{
-		{"unsupported pflag type", "ipnet", "net", "ipNet", "pflag value type ipNet is not in the supported set"},
-		{"unsupported slice type", "bslice", "bits", "boolSlice", "boolSlice"},
-		{"custom pflag.Value", "custom", "level", "level", "pflag value type level"},
 		{"flags required together", "together", "", "", "must be given together"},
 		{"flag parsing disabled", "raw", "", "", "DisableFlagParsing"},
-		{"Use line disagrees with Args", "mismatch", "", "", "rejects 1 positional argument(s)"},
-		{"Use line not understood", "alternatives", "", "", `word "{start|stop}"`},
-		{"two optional positionals", "twoopt", "", "", `"[B]" follows an optional`},
 		{"required flag hidden", "hiddenreq", "", "", "--token is required but hidden"},
-		{"flag and positional share a name", "clash", "", "", `both map to parameter name "model"`},
-		{"Args validator that reads content", "picky", "", "", "rejects 1 positional"},
+		{"Args validator that reads content", "picky", "", "", "accepts no count of positional arguments"},
 		{"a group that runs nothing", "schedule", "", "", "only dispatches"},
 	}
 	for _, tt := range tests {
@@ -244,14 +237,37 @@ func TestPositionals(t *testing.T) {
 		{"camelCase and dashes", "c promptFile dry-run", cobra.ExactArgs(2), want{names: "prompt_file:one:true dry_run:one:true"}},
 		{"no positionals, NoArgs", "c", cobra.NoArgs, want{names: ""}},
 		{"a validator wider than the Use line is fine", "c NAME", cobra.ArbitraryArgs, want{names: "name:one:true"}},
-		{"validator narrower than the Use line", "c [NAME]", cobra.ExactArgs(1), want{reason: "rejects 0 positional"}},
-		{"validator demands what the Use line omits", "c", cobra.ExactArgs(1), want{reason: "rejects 0 positional"}},
-		{"variadic bounded by the validator", "c ARGS...", cobra.RangeArgs(1, 2), want{reason: "rejects 3 positional"}},
-		{"required after optional", "c [A] B", nil, want{reason: "follows an optional"}},
-		{"anything after a variadic", "c A... B", nil, want{reason: "follows an optional or variadic"}},
-		{"unbalanced bracket", "c [A", nil, want{reason: `word "[A"`}},
-		{"choice syntax", "c (a|b)", nil, want{reason: "is not NAME"}},
-		{"panicking validator", "c A", func(*cobra.Command, []string) error { panic("boom") }, want{reason: "rejects 1"}},
+		// The validator settles what the Use line gets wrong.
+		{"validator narrower than the Use line", "c [NAME]", cobra.ExactArgs(1), want{names: "name:one:true"}},
+		{"login [HOST] with ExactArgs(1)", "login [HOST]", cobra.ExactArgs(1), want{names: "host:one:true"}},
+		{"validator demands what the Use line omits", "c", cobra.ExactArgs(1), want{names: "arg1:one:true"}},
+		{"variadic bounded by the validator", "c ARGS...", cobra.RangeArgs(1, 2), want{names: "args:one:true args_2:optional:false"}},
+		{"Use line names more than the validator takes", "c NAME", cobra.NoArgs, want{names: ""}},
+		// Two or more optional positionals: read left to right.
+		{"two optional", "copy [SRC] [DEST]", cobra.RangeArgs(0, 2), want{names: "src:optional:false dest:optional:false"}},
+		{"optional run then variadic", "c A [B] [C] [D...]", cobra.MinimumNArgs(1), want{names: "a:one:true b:optional:false c:optional:false d:zero_or_more:false"}},
+		{"a wide range offers the first few", "c [FILE...]", cobra.RangeArgs(0, 20), want{names: "file:optional:false file_2:optional:false file_3:optional:false file_4:optional:false"}},
+		{"a Use line narrower than the validator is offered as it stands", "c", cobra.RangeArgs(0, 20), want{names: ""}},
+		// Prose in the Use line: sanitized names.
+		{"alternatives in angle brackets", "c <file|url>", cobra.ExactArgs(1), want{names: "file_or_url:one:true"}},
+		{"alternatives with spaces", "c [name | id]", cobra.MaximumNArgs(1), want{names: "name_or_id:optional:false"}},
+		{"nested optional items", "c [ITEM1 [ITEM2 ...]]", cobra.ArbitraryArgs, want{names: "item1:zero_or_more:false"}},
+		{"bare dots", "c [...]", nil, want{names: "args:zero_or_more:false"}},
+		{"choice syntax", "c (a|b)", nil, want{names: "a_or_b:one:true"}},
+		{"braces", "c {start|stop}", cobra.ExactArgs(1), want{names: "start_or_stop:one:true"}},
+		{"unbalanced bracket", "c [A", nil, want{names: "a:optional:false"}},
+		{"flag-like words are not positionals", "c [-f FILE] NAME", cobra.ExactArgs(1), want{names: "name:one:true"}},
+		// A Use line out of order names nothing reliably: generic names.
+		{"required after optional", "c [A] B", cobra.RangeArgs(1, 2), want{names: "arg1:one:true arg2:optional:false"}},
+		{"anything after a variadic", "c A... B", nil, want{names: "args:zero_or_more:false"}},
+		// What stays undeterminable, named.
+		{"counts that are not a range", "c [A] [B]", func(_ *cobra.Command, a []string) error {
+			if len(a) == 1 {
+				return errors.New("zero or two")
+			}
+			return nil
+		}, want{reason: "accepts 0 and 2 positional arguments but not 1"}},
+		{"panicking validator", "c A", func(*cobra.Command, []string) error { panic("boom") }, want{reason: "accepts no count"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
@@ -287,8 +303,8 @@ func TestPositionals(t *testing.T) {
 	// A root with subcommands and no Args validator takes no positionals.
 	root := &cobra.Command{Use: "r X", Run: func(*cobra.Command, []string) {}}
 	root.AddCommand(&cobra.Command{Use: "sub"})
-	if _, u := positionals(root); u == nil {
-		t.Error("root with subcommands accepted a positional")
+	if ps, u := positionals(root); u != nil || len(ps) != 0 {
+		t.Errorf("root with subcommands: positionals %v, %v; want none", ps, u)
 	}
 }
 

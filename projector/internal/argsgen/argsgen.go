@@ -150,6 +150,11 @@ func (g *Gen) Args(cmd *projector.Command) map[string]any {
 		switch p.Arity {
 		case projector.ArityNone, projector.ArityOne, projector.ArityOptional:
 			args[p.Name] = g.Scalar(p)
+			if p.Bare && g.R.Intn(4) == 0 {
+				args[p.Name] = g.R.Intn(8) != 0 // the bare spelling; false (refused) now and then
+			}
+		case projector.ArityCount:
+			args[p.Name] = g.Scalar(p)
 		default:
 			n := g.R.Intn(4)
 			switch p.Arity {
@@ -180,6 +185,24 @@ func (g *Gen) Args(cmd *projector.Command) map[string]any {
 					delete(args, n)
 				}
 				kept = true
+			}
+		}
+	}
+	// Consecutive optional positionals: mostly give each later one only
+	// with the earlier ones, as the schema's dependentRequired demands.
+	if g.R.Intn(5) > 0 {
+		byName := map[string]*projector.Param{}
+		for _, p := range cmd.Params {
+			byName[p.Name] = p
+		}
+		for _, dep := range projector.DependentRequired(cmd) {
+			if _, ok := args[dep.Name]; !ok {
+				continue
+			}
+			for _, req := range dep.Requires {
+				if _, ok := args[req]; !ok {
+					args[req] = g.Scalar(byName[req])
+				}
 			}
 		}
 	}

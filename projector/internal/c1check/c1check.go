@@ -61,6 +61,19 @@ func Check(s *jsonschema.Schema) error {
 					return fmt.Errorf("allOf[%d]: %w", i, err)
 				}
 			}
+		case "dependentRequired":
+			deps, ok := v.(map[string]any)
+			if !ok || len(deps) == 0 {
+				return fmt.Errorf("dependentRequired %v", v)
+			}
+			for name, reqs := range deps {
+				if _, ok := props(root)[name]; !ok {
+					return fmt.Errorf("dependentRequired names unknown property %q", name)
+				}
+				if err := stringList(reqs, props(root)); err != nil {
+					return fmt.Errorf("dependentRequired[%q]: %w", name, err)
+				}
+			}
 		default:
 			return fmt.Errorf("root keyword %q is outside C1", k)
 		}
@@ -135,6 +148,17 @@ func property(v any, isItem bool) error {
 	}
 	sort.Strings(keys)
 	typ, _ := obj["type"].(string)
+	if list, ok := obj["type"].([]any); ok && len(list) == 2 && list[0] == "boolean" && !isItem {
+		// ["boolean", T]: an option that may be given bare (true) or with a
+		// value; false must be forbidden (omitting says "not given").
+		if t, _ := list[1].(string); t == "string" || t == "integer" || t == "number" {
+			typ = t
+		}
+		not, _ := obj["not"].(map[string]any)
+		if l, _ := not["enum"].([]any); len(l) == 0 || l[0] != false {
+			return fmt.Errorf("type %v without not.enum starting with false", list)
+		}
+	}
 	if !types[typ] {
 		return fmt.Errorf("type %v", obj["type"])
 	}

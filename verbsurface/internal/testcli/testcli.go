@@ -141,6 +141,14 @@ func NewRoot(env Env, stdout io.Writer) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			limit, _ := c.Flags().GetInt("limit")
 			want, _ := c.Flags().GetString("status")
+			if limit < 0 {
+				// The CLI's own check of one argument, reported the way
+				// verbsurface's CLIArgumentCodes convention reads.
+				return &Error{Code: "invalid_argument", Message: fmt.Sprintf("--limit %d: a limit is not negative", limit), Details: map[string]any{"argument": "limit"}}
+			}
+			if want == "unknown" {
+				return &Error{Code: "usage_error", Message: `--status "unknown": no such status`, Details: map[string]any{"argument": "--status"}}
+			}
 			jobs, err := listJobs(env)
 			if err != nil {
 				return err
@@ -251,11 +259,13 @@ func NewRoot(env Env, stdout io.Writer) *cobra.Command {
 	allow := &cobra.Command{
 		Use: "allow", Short: "allow a network range", Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			n, _ := c.Flags().GetIPNet("cidr")
-			return emit(c, map[string]any{"allowed": n.String()})
+			return emit(c, map[string]any{"allowed": c.Flags().Lookup("cidr").Value.String()})
 		},
 	}
-	allow.Flags().IPNet("cidr", net.IPNet{}, "range to allow")
+	// A custom Value that claims a type the projector maps (intSlice) but
+	// prints a default that type cannot read: the projector will not guess,
+	// so net.allow is the fixture's unavailable verb, blamed on --cidr.
+	allow.Flags().Var(&cidrValue{}, "cidr", "range to allow")
 	netCmd.AddCommand(allow)
 
 	play := &cobra.Command{
@@ -333,7 +343,9 @@ func Inject(root *cobra.Command, dir, name string) ([]byte, error) {
 		case "bool":
 			play.Flags().Bool(a.Name, false, a.Usage)
 		case "ip":
-			play.Flags().IP(a.Name, nil, a.Usage)
+			// A network range the projector cannot read the default of
+			// (see cidrValue): the injected schema is unavailable.
+			play.Flags().Var(&cidrValue{}, a.Name, a.Usage)
 		default:
 			return nil, &Error{Code: "bad_playbook", Message: fmt.Sprintf("playbook %q: arg %q has kind %q", name, a.Name, a.Kind)}
 		}
@@ -395,6 +407,19 @@ func playbookArg(argv []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// cidrValue is a network range flag whose Type() claims intSlice.
+type cidrValue struct{ n net.IPNet }
+
+func (v *cidrValue) String() string { return v.n.String() }
+func (v *cidrValue) Type() string   { return "intSlice" }
+func (v *cidrValue) Set(s string) error {
+	_, n, err := net.ParseCIDR(s)
+	if err == nil {
+		v.n = *n
+	}
+	return err
 }
 
 // Main runs the CLI on argv (without the program) and returns the exit

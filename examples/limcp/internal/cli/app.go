@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
@@ -204,7 +205,28 @@ func (a *app) fail(err error, cmd *cobra.Command) int {
 }
 
 // usageError marks an error as cobra's (a command line that did not parse).
-type usageError struct{ err error }
+// argument names the flag whose value was refused, when pflag says which
+// (a value its type's Set refuses, or a missing value): the machine result
+// then names it in details.argument, which verbsurface turns into a
+// teaching invalid_args on that parameter.
+type usageError struct {
+	err      error
+	argument string
+}
+
+// newUsageError wraps a cobra or pflag error, naming the flag it is about.
+func newUsageError(err error) *usageError {
+	ue := &usageError{err: err}
+	var iv *pflag.InvalidValueError
+	var vr *pflag.ValueRequiredError
+	switch {
+	case errors.As(err, &iv):
+		ue.argument = iv.GetFlag().Name
+	case errors.As(err, &vr):
+		ue.argument = vr.GetFlag().Name
+	}
+	return ue
+}
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
@@ -258,7 +280,11 @@ func toMachine(err error, cmd *cobra.Command) *machine.Error {
 		if cmd != nil {
 			path = cmd.CommandPath()
 		}
-		return machine.Errorf(machine.UsageError, map[string]any{"command": path}, "%s: %v", path, err)
+		details := map[string]any{"command": path}
+		if ue != nil && ue.argument != "" {
+			details["argument"] = ue.argument
+		}
+		return machine.Errorf(machine.UsageError, details, "%s: %v", path, err)
 	}
 	return machine.Errorf(machine.Internal, nil, "%v", err)
 }

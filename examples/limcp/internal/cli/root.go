@@ -160,7 +160,7 @@ results with --json.`,
 	// never a verb.
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one machine result (JSON) on stdout; human text goes to stderr")
 	root.PersistentFlags().StringVar(&a.home, "home", "", "state home (default $LIMCP_HOME, else $XDG_STATE_HOME/limcp, else ~/.local/state/limcp)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return newUsageError(err) })
 
 	root.AddCommand(a.agentCmd(), a.fanoutCmd(), a.flowCmd(), a.playCmd())
 	root.AddCommand(a.jobCmd(), a.killCmd())

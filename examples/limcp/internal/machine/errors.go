@@ -12,7 +12,9 @@ type Code string
 const (
 	// UsageError: the command line did not parse (unknown command or flag,
 	// wrong number of arguments, a flag value of the wrong type, a missing
-	// required flag). Details: {"command": "limcp job status"}.
+	// required flag). Details: {"command": "limcp job status"}, and
+	// "argument": the flag's name when one flag's value was refused (its
+	// type did not parse it, or it needs a value).
 	UsageError Code = "usage_error"
 	// InvalidArgument: the command line parsed but a value is not acceptable
 	// (a prompt and a prompt file together, a negative count, an unreadable

@@ -3,13 +3,16 @@
 It covers every action, type and arity the projector translates, subparsers
 with aliases and nesting, mutually exclusive groups (required and not), and
 the cases it must refuse: a custom Action subclass, a custom type callable,
-argparse.FileType, store_const, count, REMAINDER, an ambiguous nested
-subparser. Factories: build (returns the parser), main (builds it and calls
+REMAINDER, an ambiguous nested subparser, a count with a non-zero default,
+a '+' positional after a '?' one. The patterns of issue 17 (argparse.FileType
+and pathlib.Path, store_const/append_const, count, nargs='?' options with a
+const, consecutive optional positionals) have commands of their own. Factories: build (returns the parser), main (builds it and calls
 parse_args, the usual shape), odd (the inventory fixture), and the failing
 ones: not_a_parser, exits, raises.
 """
 
 import argparse
+import pathlib
 import sys
 
 
@@ -88,14 +91,56 @@ def build():
     bad.add_argument("--shout", action=Upper)
     sub.add_parser("subclass-action", help="a subclass of a known action").add_argument("--x", action=MyStore)
     sub.add_parser("custom-type", help="a custom type callable").add_argument("--budget", type=parse_budget)
-    sub.add_parser("file-type", help="argparse.FileType").add_argument("infile", type=argparse.FileType("r"))
-    sub.add_parser("const", help="store_const").add_argument("--fast", action="store_const", const=2)
-    sub.add_parser("count", help="count").add_argument("-v", action="count")
     sub.add_parser("remainder", help="REMAINDER").add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("count-default", help="a count from 1").add_argument("-v", action="count", default=1)
+    plus = sub.add_parser("optional-then-plus", help="'+' after '?'")
+    plus.add_argument("a", nargs="?")
+    plus.add_argument("b", nargs="+")
+
+    # The patterns of issue 17, now offered.
+    sub.add_parser("file-type", help="argparse.FileType").add_argument("infile", type=argparse.FileType("r"))
+    paths = sub.add_parser("paths", help="path types")
+    paths.add_argument("infile", nargs="?", type=argparse.FileType("rb"), default=sys.stdin)
+    paths.add_argument("outfile", nargs="?", type=pathlib.Path)
+    paths.add_argument("--log", type=argparse.FileType("a"))
+    paths.add_argument("--config", type=pathlib.Path)
+    paths.add_argument("--output-dir", type=pathlib.Path)
+    const = sub.add_parser("const", help="store_const and append_const")
+    const.add_argument("--fast", action="store_const", const=2)
+    const.add_argument("--debug", dest="level", action="store_const", const=10, default=20)
+    const.add_argument("--tag-x", dest="tags", action="append_const", const="x")
+    count = sub.add_parser("count", help="count")
+    count.add_argument("-v", "--verbose", action="count")
+    count.add_argument("-q", action="count", default=0)
+    ov = sub.add_parser("optional-value", help="options with an optional value")
+    ov.add_argument("--with-synthesis", nargs="?", const="default-model", metavar="MODEL")
+    ov.add_argument("--jobs", nargs="?", type=int, const=4, default=1)
+    ov.add_argument("--level", nargs="?", choices=["low", "high"], const="low")
+    ov.add_argument("--maybe", nargs="?")
+    ov.add_argument("rest", nargs="*")
     two = sub.add_parser("two-optional", help="two optional positionals")
     two.add_argument("a", nargs="?")
     two.add_argument("b", nargs="?")
-    clash = sub.add_parser("clash", help="two options, one dest")
+    after = sub.add_parser("remainder-after", help="REMAINDER after an optional positional (trace's shape)")
+    after.add_argument("--x")
+    after.add_argument("prog", nargs="?")
+    after.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("star-default", help="a '*' positional with a default (gzip's shape)").add_argument(
+        "files", nargs="*", default=["-"])
+    three = sub.add_parser("optional-run", help="optional positionals then a '*' one")
+    three.add_argument("first")
+    three.add_argument("year", nargs="?", type=int)
+    three.add_argument("month", nargs="?", type=int, choices=range(1, 13))
+    three.add_argument("more", nargs="*")
+    clash2 = sub.add_parser("clash-values", help="two value options, one dest")
+    clash2.add_argument("--name", dest="who")
+    clash2.add_argument("--id", dest="who")
+    many = sub.add_parser("append-many", help="two append_const flags, one dest")
+    many.add_argument("--add-a", dest="items", action="append_const", const="a")
+    many.add_argument("--add-b", dest="items", action="append_const", const="b")
+    sub.add_parser("custom-type-choices", help="choices of a custom type").add_argument(
+        "--budget", type=parse_budget, choices=[1000, 2000])
+    clash = sub.add_parser("clash", help="two flags, one dest")
     clash.add_argument("--on", dest="state", action="store_true")
     clash.add_argument("--off", dest="state", action="store_false")
     # The same parser object under two names that are not aliases of one

@@ -1,0 +1,206 @@
+package cobracorpus
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	crane "github.com/google/go-containerregistry/cmd/crane/cmd"
+	yq "github.com/mikefarah/yq/v4/cmd"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	kindcli "sigs.k8s.io/kind/pkg/cmd"
+	kind "sigs.k8s.io/kind/pkg/cmd/kind"
+
+	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/fromcobra"
+	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
+	"github.com/verbsurface/verbsurface/projector/internal/cobrart"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden report in testdata/")
+
+// minShare is the goal of issue 17: every corpus CLI offers at least this
+// share of its offerable commands.
+const minShare = 0.9
+
+// cli is one corpus CLI: a constructor of a fresh root command, as its own
+// main would build it (each parse gets a fresh tree, as each run would).
+type cli struct {
+	name string
+	root func() *cobra.Command
+}
+
+var clis = []cli{
+	{"yq", yq.New},
+	{"kind", func() *cobra.Command { return kind.NewCommand(kindcli.NewLogger(), kindcli.StandardIOStreams()) }},
+	{"crane", func() *cobra.Command { return crane.New("crane", "Crane is a tool for managing container images", nil) }},
+}
+
+// entry is one CLI's line of the corpus report.
+type entry struct {
+	CLI         string                         `json:"cli"`
+	Commands    int                            `json:"commands"`
+	Offerable   int                            `json:"offerable"`
+	Clean       int                            `json:"clean"`
+	CleanShare  float64                        `json:"clean_share"`
+	Unavailable []projector.UnavailableCommand `json:"unavailable,omitempty"`
+}
+
+func walk(t *testing.T, c cli) *projector.Tree {
+	t.Helper()
+	tree, err := fromcobra.Walk(c.root())
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	return tree
+}
+
+// TestCorpusCobra pins each CLI's clean share in testdata/report.golden.json
+// (rewritten with -update), holds each to the goal, and requires every
+// unavailable command to carry a reason that is not a disagreement between
+// the Use line and the Args validator (the validator settles those).
+func TestCorpusCobra(t *testing.T) {
+	var report []entry
+	for _, c := range clis {
+		r := projector.Inventory(walk(t, c), nil)
+		e := entry{CLI: c.name, Commands: r.Commands, Offerable: r.Offerable, Clean: r.Clean, CleanShare: r.CleanShare, Unavailable: r.Unavailable}
+		report = append(report, e)
+		t.Logf("%-6s %3d/%-3d offerable commands project cleanly (%.1f %%)", c.name, r.Clean, r.Offerable, 100*r.CleanShare)
+		if r.Offerable < 3 {
+			t.Errorf("%s: only %d offerable commands", c.name, r.Offerable)
+		}
+		if r.CleanShare < minShare {
+			t.Errorf("%s: clean share %.3f, want at least %.2f", c.name, r.CleanShare, minShare)
+		}
+		for _, u := range r.Unavailable {
+			for _, why := range u.Reasons {
+				if why.Reason == "" || strings.Contains(why.Reason, "Use line") {
+					t.Errorf("%s %v: reason %q", c.name, u.Path, why.Reason)
+				}
+			}
+		}
+	}
+	got, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "report.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs from the walk; if the change is intended (a new CLI version), rerun with -update.\ngot:\n%s", path, got)
+	}
+}
+
+// TestCorpusCobraRoundTrip is the round-trip property over every command of
+// every corpus CLI that projects: validation (jsonschema-go) accepts
+// exactly what RenderArgv renders, and the CLI's own cobra tree parses each
+// rendered argv back to the given values (string-in flags: Set receives
+// exactly the given string).
+func TestCorpusCobraRoundTrip(t *testing.T) {
+	iterations := 40
+	if testing.Short() {
+		iterations = 10
+	}
+	for _, c := range clis {
+		tree := walk(t, c)
+		commands, objects := 0, 0
+		for _, cmd := range tree.Commands {
+			s, err := projector.Project(cmd)
+			if err != nil {
+				continue
+			}
+			rs, err := s.Resolve(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			commands++
+			g := &argsgen.Gen{R: rand.New(rand.NewSource(int64(len(cmd.Path)*7919 + len(c.name)))), Invalid: 0.1}
+			valid := 0
+			for i := 0; i < iterations; i++ {
+				args := g.Args(cmd)
+				verr := rs.Validate(args)
+				argv, rerr := projector.RenderArgv(projector.DialectPflag, cmd, args)
+				if (verr == nil) != (rerr == nil) {
+					t.Fatalf("%s %v: validation error %v but render error %v\nargs: %s", c.name, cmd.Path, verr, rerr, short(args))
+				}
+				if verr != nil {
+					continue
+				}
+				valid++
+				if err := roundTrip(c, cmd, args, argv); err != nil {
+					t.Errorf("%s %v: %v\nargv: %s", c.name, cmd.Path, err, short(argv))
+				}
+			}
+			objects += valid
+			if valid < iterations/5 {
+				t.Errorf("%s %v: only %d of %d generated objects were valid", c.name, cmd.Path, valid, iterations)
+			}
+		}
+		t.Logf("%s: %d argument objects over %d commands round-tripped", c.name, objects, commands)
+	}
+}
+
+func roundTrip(c cli, cmd *projector.Command, args map[string]any, argv []string) error {
+	cc, pos, err := cobrart.Parse(c.root(), cmd.Path, argv)
+	if err != nil {
+		return fmt.Errorf("the CLI's parser rejected the rendered argv: %v", err)
+	}
+	got, err := cobrart.Values(cmd, cc, pos)
+	if err != nil {
+		return err
+	}
+	for _, p := range cmd.Params {
+		v, given := args[p.Name]
+		g, parsed := got[p.Name]
+		switch {
+		case !given:
+			if parsed && !(p.Positional() && reflect.DeepEqual(g, []any{})) {
+				var changed []string
+				cc.Flags().VisitAll(func(f *pflag.Flag) {
+					if f.Changed {
+						changed = append(changed, f.Name)
+					}
+				})
+				return fmt.Errorf("parameter %s: omitted but parsed as %s (changed %v)", p.Name, short(g), changed)
+			}
+		case !parsed:
+			if items, ok := v.([]any); !ok || len(items) > 0 {
+				return fmt.Errorf("parameter %s: given %s but not parsed", p.Name, short(v))
+			}
+		case p.Bare && v == true:
+			if fmt.Sprint(g) != fmt.Sprint(p.Const) {
+				return fmt.Errorf("parameter %s: given bare, parsed %s, want its no-value default %q", p.Name, short(g), p.Const)
+			}
+		default:
+			if want := cobrart.Want(p, v); !reflect.DeepEqual(g, want) {
+				return fmt.Errorf("parameter %s: parsed %s, want %s", p.Name, short(g), short(want))
+			}
+		}
+	}
+	return nil
+}
+
+func short(v any) string {
+	s := fmt.Sprintf("%#v", v)
+	if len(s) > 400 {
+		return s[:400] + fmt.Sprintf("...(%d bytes)", len(s))
+	}
+	return s
+}
