@@ -271,7 +271,7 @@ func (c *mcpClient) call(ctx context.Context, req any) mcpResp {
 
 // internalsRE matches what a caller must never read in an error's words:
 // a Go package of this module speaking in its own voice ("fromcobra: …").
-var internalsRE = regexp.MustCompile(`\b(fromcobra|fromargparse|projector|verbsurface|dispatch|procid|yamldoc|kill|wait|server|cli|store|run|playbook|provider|notify|machine): `)
+var internalsRE = regexp.MustCompile(`(?:^|[\s"(])(fromcobra|fromargparse|projector|verbsurface|dispatch|procid|yamldoc|kill|wait|server|cli|store|run|playbook|provider|notify|machine): `)
 
 // checkWords scans every message and reason of a response (what an agent
 // reads as words, not the CLI's data under "result" or a schema's
