@@ -61,8 +61,8 @@ func ExampleServer_HTTPHandler() {
 		return
 	}
 	defer srv.Close()
-	const token = "example-token-0123456789"
-	ts := httptest.NewServer(srv.HTTPHandler(token))
+	const token = "example-token-0123456789abcdefghij"
+	ts := httptest.NewServer(srv.HTTPHandler(&server.HTTPOptions{Token: token}))
 	defer ts.Close()
 
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"example","version":"0"}}}`
