@@ -253,3 +253,34 @@ func TestReadTokenFileOwner(t *testing.T) {
 		t.Fatalf("ReadTokenFile of another user's file: %v", err)
 	}
 }
+
+// BenchmarkHTTPChecks measures what the Origin and bearer checks add to
+// every HTTP request, against the same request to a handler that does
+// nothing ("bare"); compare the difference with a job.status round trip
+// (milliseconds: a limcp subprocess).
+func BenchmarkHTTPChecks(b *testing.B) {
+	const token = "bench-token-0123456789abcdef0123456789"
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	local, _ := net.ResolveTCPAddr("tcp", "127.0.0.1:8765")
+	r := httptest.NewRequest("POST", "http://127.0.0.1:8765/mcp", nil)
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, local))
+	r.Header.Set("Authorization", "Bearer "+token)
+	r.Header.Set("Origin", "http://127.0.0.1:8765")
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"bare", next},
+		{"origin+bearer", newOriginPolicy([]string{"https://app.example"}).wrap(requireBearer(token, next))},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				c.h.ServeHTTP(w, r)
+				if w.Code != http.StatusNoContent {
+					b.Fatalf("HTTP %d", w.Code)
+				}
+			}
+		})
+	}
+}
