@@ -116,7 +116,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "http"}, "limcp mcp --http %s: %v", httpAddr, err)
 			}
 			hopts.Token = tok
-			source, tokenRef = "read from "+path+" (mode 0600)", "$(cat "+shellQuote(path)+")"
+			source, tokenRef = "read from "+path+" (yours, no group or other access)", "$(cat "+shellQuote(path)+")"
 			if generated {
 				source = "generated into " + path + " (mode 0600)"
 			}
