@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -106,7 +107,11 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		switch {
 		case insecureNoAuth:
 		case tokenFile != "":
-			source, tokenRef = "from --token-file "+tokenFile, "$(cat "+shellQuote(tokenFile)+")"
+			abs, err := filepath.Abs(tokenFile) // the client line runs elsewhere
+			if err != nil {
+				abs = tokenFile
+			}
+			source, tokenRef = "from --token-file "+tokenFile, "$(cat "+shellQuote(abs)+")"
 		case hopts.Token != "":
 			source = "from $" + server.TokenEnv
 		default:
