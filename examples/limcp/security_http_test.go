@@ -209,6 +209,19 @@ func TestHTTPTokenRules(t *testing.T) {
 		t.Errorf("--insecure-no-auth beyond loopback: %s", bad.Error.Message)
 	}
 
+	// A private token file of 32 characters serves beyond loopback, and the
+	// printed client line reads it (never prints it).
+	good := e.writeFile("token-good", long+"\n")
+	if err := os.Chmod(good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wide := e.startHTTPServer("", "--http", "0.0.0.0:0", "--token-file", good)
+	if log := waitLog(t, wide, "claude mcp add"); !strings.Contains(log, `"Authorization: Bearer $(cat `+good+`)"`) || strings.Contains(log, long) {
+		t.Fatalf("the client line for --token-file:\n%s", log)
+	}
+	port := wide.url[strings.LastIndex(wide.url, ":")+1 : len(wide.url)-len("/mcp")]
+	e.dialHTTP("http://127.0.0.1:"+port+"/mcp", long).must(nil, "job.list", map[string]any{}, "")
+
 	srv := e.startHTTPServer("", "--insecure-no-auth")
 	if log := waitLog(t, srv, "WARNING"); !strings.Contains(log, "--insecure-no-auth") || !strings.Contains(log, "every local user") {
 		t.Fatalf("no loud warning:\n%s", log)
