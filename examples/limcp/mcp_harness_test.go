@@ -153,16 +153,38 @@ func (e *env) dialRaw(args ...string) (*mcpClient, *rawServer) {
 }
 
 // startHTTP starts `limcp --home HOME mcp --http 127.0.0.1:0` (with the
-// token in $LIMCP_MCP_TOKEN when not empty) and returns its endpoint URL.
-// The server is stopped (SIGTERM) at cleanup.
+// token in $LIMCP_MCP_TOKEN when not empty; without one the server
+// generates HOME/mcp-token) and returns its endpoint URL. The server is
+// stopped (SIGTERM) at cleanup.
 func (e *env) startHTTP(token string, args ...string) string {
 	e.t.Helper()
-	return e.startHTTPEnv(token, nil, args...)
+	return e.startHTTPServer(token, args...).url
 }
 
 // startHTTPEnv is startHTTP with more environment for the server.
 func (e *env) startHTTPEnv(token string, extra []string, args ...string) string {
 	e.t.Helper()
+	return e.startHTTPServerEnv(token, extra, args...).url
+}
+
+// httpServer is a running `limcp mcp --http`.
+type httpServer struct {
+	url string
+	pid int
+	log *serverLog // its stderr so far
+}
+
+// startHTTPServer is startHTTP, returning the server's pid and stderr too.
+func (e *env) startHTTPServer(token string, args ...string) *httpServer {
+	e.t.Helper()
+	return e.startHTTPServerEnv(token, nil, args...)
+}
+
+// startHTTPServerEnv is startHTTPServer with more environment for the
+// server.
+func (e *env) startHTTPServerEnv(token string, extra []string, args ...string) *httpServer {
+	e.t.Helper()
+	extra = append([]string(nil), extra...)
 	if token != "" {
 		extra = append(extra, "LIMCP_MCP_TOKEN="+token)
 	}
@@ -184,15 +206,17 @@ func (e *env) startHTTPEnv(token string, extra []string, args ...string) string 
 			<-done
 		}
 	})
+	log := &serverLog{}
 	lines := bufio.NewScanner(stderr)
-	urlRE := regexp.MustCompile(`http://\S+/mcp`)
+	urlRE := regexp.MustCompile(`serving streamable HTTP on (http://\S+/mcp)`)
 	found := make(chan string, 1)
 	go func() {
 		defer close(done)
 		sent := false
 		for lines.Scan() {
-			if u := urlRE.FindString(lines.Text()); u != "" && !sent {
-				found <- u
+			log.Write(append(lines.Bytes(), '\n'))
+			if m := urlRE.FindStringSubmatch(lines.Text()); m != nil && !sent {
+				found <- m[1]
 				sent = true
 			}
 		}
@@ -204,13 +228,13 @@ func (e *env) startHTTPEnv(token string, extra []string, args ...string) string 
 	select {
 	case u, ok := <-found:
 		if !ok {
-			e.t.Fatalf("limcp mcp --http exited without serving")
+			e.t.Fatalf("limcp mcp --http exited without serving:\n%s", log)
 		}
-		return u
+		return &httpServer{url: u, pid: cmd.Process.Pid, log: log}
 	case <-time.After(30 * time.Second):
-		e.t.Fatalf("limcp mcp --http did not report its address")
+		e.t.Fatalf("limcp mcp --http did not report its address:\n%s", log)
 	}
-	return ""
+	return nil
 }
 
 // bearer adds an Authorization header to every request.

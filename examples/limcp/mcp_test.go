@@ -31,7 +31,7 @@ func TestMCPSubmitWaitOutput(t *testing.T) {
 			if transport == "stdio" {
 				c = e.dialStdio(nil, nil)
 			} else {
-				const token = "e2e-token-0123456789abcdef"
+				const token = "e2e-token-0123456789abcdef0123456789"
 				c = e.dialHTTP(e.startHTTP(token), token)
 			}
 			tools, err := c.cs.ListTools(context.Background(), nil)
@@ -323,7 +323,7 @@ func TestMCPReadOnly(t *testing.T) {
 func TestMCPHTTPBearerAndBind(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	const token = "correct-horse-battery-staple-42"
+	const token = "correct-horse-battery-staple-0123456789"
 	url := e.startHTTP(token)
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 	for name, auth := range map[string]string{"none": "", "wrong": "Bearer not-the-token-at-all-no", "basic": "Basic " + token} {

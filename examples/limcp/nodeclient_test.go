@@ -41,12 +41,16 @@ func TestIndependentNodeClient(t *testing.T) {
 	}
 
 	e := newEnv(t)
-	url := e.startHTTP("")
+	url := e.startHTTP("") // the server generates its token into the home
+	token, err := os.ReadFile(filepath.Join(e.home, "mcp-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), limcpBin, e.home, url)
 	cmd.Dir = dir
-	cmd.Env = e.environ()
+	cmd.Env = append(e.environ(), "NODECLIENT_BEARER_TOKEN="+strings.TrimSpace(string(token)))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -35,10 +35,16 @@ var securityTransports = []securityTransport{
 }
 
 // securityHTTP is the one place these tests reach an HTTP server: a
-// loopback server with no token (the HTTP branch changes auth; adapt here).
+// loopback server on its default authentication (a token it generates into
+// the state home), reached with that token.
 func securityHTTP(e *env, extraEnv []string, args ...string) *mcpClient {
 	e.t.Helper()
-	return e.dialHTTP(e.startHTTPEnv("", extraEnv, args...), "")
+	url := e.startHTTPEnv("", extraEnv, args...)
+	token, err := os.ReadFile(filepath.Join(e.home, "mcp-token"))
+	if err != nil {
+		e.t.Fatalf("the server generated no token: %v", err)
+	}
+	return e.dialHTTP(url, strings.TrimSpace(string(token)))
 }
 
 // filesFixture is a root with good files and traps, and an outside

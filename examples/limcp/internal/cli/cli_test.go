@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -223,17 +224,25 @@ func TestMainInProcess(t *testing.T) {
 }
 
 // TestReadToken: the bearer token is the first line of --token-file
-// (trimmed), else $LIMCP_MCP_TOKEN; an empty or unreadable file is an
-// invalid_argument naming token-file, never an empty token (which would
-// mean "no token": loopback only, no 401).
+// (trimmed), else $LIMCP_MCP_TOKEN; an empty, unreadable, shared (group or
+// other bits) or non-regular file is an invalid_argument naming
+// token-file, never an empty token (which would mean "no token").
 func TestReadToken(t *testing.T) {
 	dir := t.TempDir()
-	file := func(name, content string) string {
+	fileMode := func(name, content string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // whatever the umask
 			t.Fatal(err)
 		}
 		return p
+	}
+	file := func(name, content string) string { return fileMode(name, content, 0o600) }
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	env := func(tok string) func(string) string {
 		return func(k string) string {
@@ -249,8 +258,13 @@ func TestReadToken(t *testing.T) {
 		{name: "first line of the file, trimmed", file: file("a", "  s3cret-token-0123456789  \nsecond line\n"), env: "from-env", want: "s3cret-token-0123456789"},
 		{name: "the environment without a file", env: " from-env-0123456789 \n", want: "from-env-0123456789"},
 		{name: "neither: no token", want: ""},
-		{name: "an empty file", file: file("b", "\n\n"), wantErr: "is empty"},
-		{name: "a missing file", file: filepath.Join(dir, "missing"), wantErr: "reading the token file"},
+		{name: "an empty file", file: file("b", "\n\n"), wantErr: "first line is empty"},
+		{name: "a missing file", file: filepath.Join(dir, "missing"), wantErr: "no such file"},
+		{name: "a world-readable file", file: fileMode("c", "s3cret-token-0123456789\n", 0o644), wantErr: "chmod 600"},
+		{name: "a group-readable file", file: fileMode("d", "s3cret-token-0123456789\n", 0o640), wantErr: "mode 0640"},
+		{name: "a world-writable file", file: fileMode("e", "s3cret-token-0123456789\n", 0o602), wantErr: "chmod 600"},
+		{name: "a FIFO is refused without waiting for a writer", file: fifo, wantErr: "not a regular file"},
+		{name: "a directory", file: dir, wantErr: "not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := readToken(c.file, env(c.env))
@@ -269,25 +283,59 @@ func TestReadToken(t *testing.T) {
 	}
 }
 
-// TestMCPFlagsRefusedBeforeServing: --token-file without --http is refused
-// before any server starts (a token file that is silently ignored would
-// look like protection).
+// TestMCPFlagsRefusedBeforeServing: the HTTP flags without --http, and
+// contradictory or meaningless HTTP flags, are refused before any server
+// starts or any address is bound (a token file that is silently ignored
+// would look like protection). Each refusal names the flag.
 func TestMCPFlagsRefusedBeforeServing(t *testing.T) {
 	tok := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tok, []byte("0123456789abcdef0123\n"), 0o600); err != nil {
+	if err := os.WriteFile(tok, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	code := Main([]string{"--home", t.TempDir(), "--json", "mcp", "--token-file", tok}, Options{Stdout: &out, Stderr: &errb})
-	var r struct {
-		OK    bool `json:"ok"`
-		Error struct {
-			Code    string         `json:"code"`
-			Details map[string]any `json:"details"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil || code != 1 || r.OK || r.Error.Code != "invalid_argument" || r.Error.Details["argument"] != "token-file" {
-		t.Fatalf("limcp mcp --token-file without --http: exit %d, %s (%v)", code, out.String(), err)
+	// Port 1 on loopback: were any of these to get as far as binding, the
+	// test would see a different error (or a server).
+	const addr = "127.0.0.1:1"
+	for _, c := range []struct {
+		args     []string
+		env      string
+		argument string
+		says     string
+	}{
+		{args: []string{"--token-file", tok}, argument: "token-file", says: "--http only"},
+		{args: []string{"--insecure-no-auth"}, argument: "insecure-no-auth", says: "--http only"},
+		{args: []string{"--allow-origin", "https://a.example"}, argument: "allow-origin", says: "--http only"},
+		{args: []string{"--session-timeout", "1m"}, argument: "session-timeout", says: "--http only"},
+		{args: []string{"--max-sessions", "3"}, argument: "max-sessions", says: "--http only"},
+		{args: []string{"--http", addr, "--insecure-no-auth", "--token-file", tok}, argument: "insecure-no-auth", says: "choose one"},
+		{args: []string{"--http", addr, "--insecure-no-auth"}, env: "0123456789abcdef0123456789abcdef", argument: "insecure-no-auth", says: "choose one"},
+		{args: []string{"--http", addr, "--session-timeout", "0s"}, argument: "session-timeout", says: "must be positive"},
+		{args: []string{"--http", addr, "--max-sessions", "0"}, argument: "max-sessions", says: "at least 1"},
+		{args: []string{"--http", addr, "--allow-origin", "*"}, argument: "allow-origin", says: "scheme://host"},
+		{args: []string{"--http", addr, "--allow-origin", "https://a.example/path"}, argument: "allow-origin", says: "scheme, host and port only"},
+		{args: []string{"--http", addr, "--allow-origin", "null"}, argument: "allow-origin", says: "scheme://host"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			getenv := func(k string) string {
+				if k == server.TokenEnv {
+					return c.env
+				}
+				return ""
+			}
+			code := Main(append([]string{"--home", t.TempDir(), "--json", "mcp"}, c.args...), Options{Stdout: &out, Stderr: &errb, Getenv: getenv})
+			var r struct {
+				OK    bool `json:"ok"`
+				Error struct {
+					Code    string         `json:"code"`
+					Message string         `json:"message"`
+					Details map[string]any `json:"details"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil || code != 1 || r.OK || r.Error.Code != "invalid_argument" ||
+				r.Error.Details["argument"] != c.argument || !strings.Contains(r.Error.Message, c.says) {
+				t.Fatalf("limcp mcp %v: exit %d, %s (%v); want invalid_argument on %s saying %q", c.args, code, out.String(), err, c.argument, c.says)
+			}
+		})
 	}
 }
 

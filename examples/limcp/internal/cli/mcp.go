@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
@@ -18,8 +19,10 @@ import (
 // mcpCmd is `limcp mcp`, the server face (package server).
 func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, tokenFile string
-	var readOnly, noNotify bool
-	var roots []string
+	var readOnly, noNotify, insecureNoAuth bool
+	var allowOrigins, roots []string
+	var sessionTimeout time.Duration
+	var maxSessions int
 	var limits server.Limits
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -30,10 +33,20 @@ command tree. Every verb runs as a limcp subprocess against the same state
 home; the server itself never writes the store.
 
 By default the server speaks MCP on stdin/stdout. With --http ADDR it serves
-streamable HTTP at http://ADDR/mcp: only on a loopback address unless a bearer
-token is configured ($` + server.TokenEnv + ` or --token-file); with a token,
-every request must carry "Authorization: Bearer TOKEN". --read-only admits
-only observe verbs.
+streamable HTTP at http://ADDR/mcp, and every request must carry
+"Authorization: Bearer TOKEN" (else 401): the token is $` + server.TokenEnv + `
+or the first line of --token-file (owned by you, mode 0600, at least ` + fmt.Sprint(server.MinTokenLength) + `
+characters); with neither, a token is generated into HOME/` + server.TokenFileName + ` (0600),
+or the one already there is reused, and the client line that uses it is
+printed on stderr. Without a configured token only a loopback address is
+served. --insecure-no-auth serves loopback with no token at all: any local
+user can then call the tool, so use it only on a single-user machine.
+
+A request from a browser page whose Origin is not this server's gets 403
+unless the origin is listed with --allow-origin. Clients on protocol
+versions before 2026-07-28 open sessions: an idle one is closed after
+--session-timeout, and at most --max-sessions are open at once (the next
+initialize gets 503 saying so). --read-only admits only observe verbs.
 
 Files a caller names (prompt_file, flow's spec, cwd) must lie under a --root
 DIR (repeatable; resolved to its real path at start). Without --root, a stdio
@@ -48,7 +61,11 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
-	c.Flags().StringVar(&tokenFile, "token-file", "", "file holding the HTTP bearer token (default $"+server.TokenEnv+")")
+	c.Flags().StringVar(&tokenFile, "token-file", "", "file holding the HTTP bearer token, mode 0600 (default $"+server.TokenEnv+", else generated into HOME/"+server.TokenFileName+")")
+	c.Flags().BoolVar(&insecureNoAuth, "insecure-no-auth", false, "serve HTTP on loopback without a bearer token: any local user can call the tool")
+	c.Flags().StringArrayVar(&allowOrigins, "allow-origin", nil, "admit browser requests from this origin (scheme://host[:port]; repeatable)")
+	c.Flags().DurationVar(&sessionTimeout, "session-timeout", server.DefaultSessionTimeout, "close an HTTP session idle this long")
+	c.Flags().IntVar(&maxSessions, "max-sessions", server.DefaultMaxSessions, "most HTTP sessions open at once")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
@@ -56,10 +73,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().IntVar(&limits.SpawnsPerMinute, "spawns-per-minute", 0, "runs a client may start per minute before rate_limited (default 60; -1: no cap)")
 	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
-		if httpAddr == "" && tokenFile != "" {
-			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "--token-file applies to --http only")
-		}
-		token, err := readToken(tokenFile, a.opts.Getenv)
+		hopts, err := httpFlags(cmd, httpAddr, tokenFile, insecureNoAuth, allowOrigins, sessionTimeout, maxSessions, a.opts.Getenv)
 		if err != nil {
 			return err
 		}
@@ -95,21 +109,53 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			}
 			return nil
 		}
-		ln, err := server.Listen(httpAddr, token)
+		ln, err := server.Listen(httpAddr, hopts.Token)
 		if err != nil {
+			if insecureNoAuth && errors.Is(err, server.ErrNonLoopback) {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "insecure-no-auth"},
+					"limcp mcp --http %s --insecure-no-auth: %s is not a loopback address; --insecure-no-auth serves loopback only (beyond it, configure a bearer token)", httpAddr, httpAddr)
+			}
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "http"}, "limcp mcp --http %s: %v", httpAddr, err)
 		}
-		auth := ""
-		if token != "" {
-			auth = ", bearer token required"
+		url := fmt.Sprintf("http://%s%s", ln.Addr(), server.HTTPPath)
+		// Where the token is, for the client line: never the token itself,
+		// which stderr (a terminal, a log) should not carry.
+		source, tokenRef := "", "$"+server.TokenEnv
+		switch {
+		case insecureNoAuth:
+		case tokenFile != "":
+			abs, err := filepath.Abs(tokenFile) // the client line runs elsewhere
+			if err != nil {
+				abs = tokenFile
+			}
+			source, tokenRef = "from --token-file "+tokenFile, "$(cat "+shellQuote(abs)+")"
+		case hopts.Token != "":
+			source = "from $" + server.TokenEnv
+		default:
+			path, tok, generated, err := server.EnsureTokenFile(home)
+			if err != nil {
+				ln.Close()
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "http"}, "limcp mcp --http %s: %v", httpAddr, err)
+			}
+			hopts.Token = tok
+			source, tokenRef = "read from "+path+" (yours, no group or other access)", "$(cat "+shellQuote(path)+")"
+			if generated {
+				source = "generated into " + path + " (mode 0600)"
+			}
 		}
 		files := "no file access (--root DIR allows it)"
 		if len(realRoots) > 0 {
 			files = "files under " + strings.Join(realRoots, ", ")
 		}
-		fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on http://%s%s (home %s%s; %s)\n", ln.Addr(), server.HTTPPath, home, auth, files)
+		if insecureNoAuth {
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on %s (home %s, NO AUTHENTICATION; %s)\n", url, home, files)
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: WARNING: --insecure-no-auth: every local user and every process on this machine can call the tool as you (start runs, read their output). Use it only on a single-user machine.\n")
+		} else {
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on %s (home %s, bearer token required; %s)\n", url, home, files)
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: bearer token %s; a client connects with:\n  claude mcp add --transport http limcp %s --header \"Authorization: Bearer %s\"\n", source, url, tokenRef)
+		}
 		a.emitted = true
-		if err := srv.ServeHTTP(ctx, ln, token); err != nil {
+		if err := srv.ServeHTTP(ctx, ln, hopts); err != nil {
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: %v\n", err)
 			return ExitStatus(1)
 		}
@@ -152,20 +198,67 @@ func resolveRoots(roots []string, stdio bool) ([]string, error) {
 	return out, nil
 }
 
-// readToken returns the HTTP bearer token: the first line of --token-file,
-// else $LIMCP_MCP_TOKEN, else "". There is no --token flag: a flag's value
-// is visible to every local user in the process list.
+// httpFlags checks the HTTP flags before anything is opened and returns
+// the server's HTTP options (Token is empty when it is to be generated, or
+// with --insecure-no-auth).
+func httpFlags(cmd *cobra.Command, httpAddr, tokenFile string, insecureNoAuth bool, allowOrigins []string, sessionTimeout time.Duration, maxSessions int, getenv func(string) string) (*server.HTTPOptions, error) {
+	if httpAddr == "" {
+		for _, name := range []string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"} {
+			if cmd.Flags().Changed(name) {
+				return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": name}, "--%s applies to --http only", name)
+			}
+		}
+		return nil, nil
+	}
+	token, err := readToken(tokenFile, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if insecureNoAuth && token != "" {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "insecure-no-auth"},
+			"--insecure-no-auth with a bearer token configured ($%s or --token-file): choose one", server.TokenEnv)
+	}
+	if sessionTimeout <= 0 {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "session-timeout"},
+			"--session-timeout %s: must be positive (sessions that never expire are what the cap is for)", sessionTimeout)
+	}
+	if maxSessions < 1 {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "max-sessions"}, "--max-sessions %d: must be at least 1", maxSessions)
+	}
+	o := &server.HTTPOptions{Token: token, SessionTimeout: sessionTimeout, MaxSessions: maxSessions}
+	for _, v := range allowOrigins {
+		c, err := server.ParseOrigin(v)
+		if err != nil {
+			return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "allow-origin"}, "%v", err)
+		}
+		o.AllowOrigins = append(o.AllowOrigins, c)
+	}
+	return o, nil
+}
+
+// shellQuote quotes a path for the printed client line when it holds
+// anything a shell would read specially.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == ',' || r == '@' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// readToken returns the HTTP bearer token: the first line of --token-file
+// (see server.ReadTokenFile for what the file must be), else
+// $LIMCP_MCP_TOKEN, else "". There is no --token flag: a flag's value is
+// visible to every local user in the process list.
 func readToken(file string, getenv func(string) string) (string, error) {
 	if file == "" {
 		return strings.TrimSpace(getenv(server.TokenEnv)), nil
 	}
-	b, err := os.ReadFile(file)
+	tok, err := server.ReadTokenFile(file)
 	if err != nil {
-		return "", machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "reading the token file: %v", err)
-	}
-	tok := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
-	if tok == "" {
-		return "", machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "the token file %s is empty", file)
+		return "", machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "%v", err)
 	}
 	return tok, nil
 }

@@ -60,8 +60,25 @@
 // # Transports
 //
 // `limcp mcp` (package cli) builds a [Server] with [New] and serves it with
-// [Server.ServeStdio], or with [Listen] and [Server.ServeHTTP]. Listen
-// enforces the HTTP bind policy: a loopback address, unless a bearer token
-// is configured ($LIMCP_MCP_TOKEN or --token-file), in which case
-// [Server.HTTPHandler] answers 401 to every request without it.
+// [Server.ServeStdio], or with [Listen] and [Server.ServeHTTP]. The HTTP
+// face assumes a hostile network, loopback included (another local user
+// can reach a loopback port):
+//
+//   - Every request carries the bearer token or gets 401 with
+//     "WWW-Authenticate: Bearer". The token is $LIMCP_MCP_TOKEN or
+//     --token-file ([ReadTokenFile]: the user's own file, no group or
+//     other bits); with neither, [EnsureTokenFile] generates one into
+//     HOME/mcp-token (0600). Every token is at least [MinTokenLength]
+//     characters. Serving with no token at all (--insecure-no-auth) is
+//     loopback only, which [Listen] enforces on the address actually bound.
+//   - A browser page of a foreign Origin gets 403 on every method, unless
+//     the operator lists the origin ([HTTPOptions].AllowOrigins,
+//     --allow-origin); same-origin and Origin-less requests pass. The SDK's
+//     DNS-rebinding check (a loopback connection with a foreign Host) stays on.
+//   - Clients on protocol versions before 2026-07-28 open sessions: an idle
+//     one closes after [HTTPOptions].SessionTimeout, and at most
+//     [HTTPOptions].MaxSessions are open at once (the next initialize gets
+//     503 saying why).
+//
+// [Server.HTTPHandler] lists the checks in the order a request meets them.
 package server

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,8 +64,8 @@ func ExampleServer_HTTPHandler() {
 		return
 	}
 	defer srv.Close()
-	const token = "example-token-0123456789"
-	ts := httptest.NewServer(srv.HTTPHandler(token))
+	const token = "example-token-0123456789abcdefghij"
+	ts := httptest.NewServer(srv.HTTPHandler(&server.HTTPOptions{Token: token}))
 	defer ts.Close()
 
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"example","version":"0"}}}`
@@ -86,6 +87,32 @@ func ExampleServer_HTTPHandler() {
 	// Output:
 	// 401
 	// 200
+}
+
+// An --allow-origin value is checked and made canonical: the browser
+// leaves out a default port, the comparison does not.
+func ExampleParseOrigin() {
+	fmt.Println(server.ParseOrigin("https://App.Example"))
+	_, err := server.ParseOrigin("*")
+	fmt.Println(err != nil)
+	// Output:
+	// https://app.example:443 <nil>
+	// true
+}
+
+// Without a configured token, `limcp mcp --http` generates one into the
+// home, private to the server's user, and reuses it on the next start.
+func ExampleEnsureTokenFile() {
+	home, _ := os.MkdirTemp("", "limcp-example-")
+	defer os.RemoveAll(home)
+	path, token, generated, _ := server.EnsureTokenFile(home)
+	fi, _ := os.Stat(path)
+	fmt.Println(filepath.Base(path), fi.Mode().Perm(), len(token), generated)
+	_, again, generated, _ := server.EnsureTokenFile(home)
+	fmt.Println(again == token, generated)
+	// Output:
+	// mcp-token -rw------- 43 true
+	// true false
 }
 
 // The allowlist is explicit: a command added to limcp is reachable only

@@ -50,9 +50,12 @@ async function journey(transport, name) {
   return seen;
 }
 
+// The HTTP server's bearer token comes in the environment, not argv: a
+// process's arguments are visible to every local user.
 const [bin, home, url] = process.argv.slice(2);
+const token = process.env.NODECLIENT_BEARER_TOKEN;
 const out = [await journey(new StdioClientTransport({ command: bin, args: ["--home", home, "mcp"], env: process.env }), "stdio")];
 if (url) {
-  out.push(await journey(new StreamableHTTPClientTransport(new URL(url)), "http"));
+  out.push(await journey(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }), "http"));
 }
 console.log(JSON.stringify(out));
