@@ -8,34 +8,6 @@ import (
 	"time"
 )
 
-func TestParseStatNameWithParens(t *testing.T) {
-	line := []byte("4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 18446744073709551615\n")
-	st, err := parseStat(4242, line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.State != 'S' || st.PPID != 1 || st.PGID != 4242 || st.SID != 4242 || st.StartTime != 987654 {
-		t.Fatalf("parseStat = %+v", st)
-	}
-}
-
-// A malformed line is an error, never a Stat with zero fields: a zero start
-// time would make Check call a live process gone.
-func TestParseStatRefusesMalformedLines(t *testing.T) {
-	for name, line := range map[string]string{
-		"no closing parenthesis":  "4242 (name S 1 4242 4242",
-		"too few fields":          "4242 (name) S 1 4242 4242 0",
-		"start time not a number": "4242 (name) S 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 soon 1000 100 1\n",
-		"pgid not a number":       "4242 (name) S 1 grp 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 1\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			if st, err := parseStat(4242, []byte(line)); err == nil {
-				t.Fatalf("parseStat = %+v, nil; want an error", st)
-			}
-		})
-	}
-}
-
 func TestSelfIsAlive(t *testing.T) {
 	id, err := Of(os.Getpid())
 	if err != nil {
