@@ -149,6 +149,14 @@ func GroupSizes() (map[int]int, error) {
 	return sizes, nil
 }
 
+// Live lists every process that has not exited, from one pass over the
+// process table (for tests that must find every process they started).
+func Live() ([]Stat, error) {
+	var out []Stat
+	err := eachLive(func(st Stat) { out = append(out, st) })
+	return out, err
+}
+
 // eachLive calls fn with the stat of every process that has not exited.
 func eachLive(fn func(Stat)) error {
 	return system.each(func(st Stat) {

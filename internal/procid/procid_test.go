@@ -154,3 +154,29 @@ func BenchmarkGroupMembers(b *testing.B) {
 		})
 	}
 }
+
+// Live lists a running process and leaves out a zombie.
+func TestLive(t *testing.T) {
+	cmd := startGroup(t)
+	pid := cmd.Process.Pid
+	has := func() bool {
+		all, err := Live()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range all {
+			if st.PID == pid {
+				return true
+			}
+		}
+		return false
+	}
+	if !has() {
+		t.Fatalf("Live() misses running pid %d", pid)
+	}
+	cmd.Process.Kill()
+	awaitZombie(t, pid)
+	if has() {
+		t.Fatalf("Live() lists zombie pid %d", pid)
+	}
+}
