@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package dispatch runs a command-line program (the CLI) as a subprocess and
 // turns its answer into either the data of one versioned machine result or
 // an explicit, typed error. A CLI's misbehaviour — no output, garbage, two

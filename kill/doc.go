@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package kill implements job.kill: stopping a run the server submitted,
 // without ever stopping processes behind the back of the CLI's lifecycle
 // store, and without ever signalling a process that merely inherited a pid.

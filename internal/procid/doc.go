@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package procid reads process identity from the kernel's process table so
 // that a pid recorded earlier is never confused with an unrelated process
 // that later received the same number.

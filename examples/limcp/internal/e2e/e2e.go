@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package e2e is the shared support of limcp's end-to-end tests: it builds
 // the real binary once per test run and finds every process a test started,
 // so "no process survived" is a question the process table can answer

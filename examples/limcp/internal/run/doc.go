@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package run is limcp's execution side: submitting runs, the detached
 // worker that executes them, observing them (with the fenced reap) and
 // killing them transitively.

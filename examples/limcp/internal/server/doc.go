@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package server is limcp's MCP server face, `limcp mcp`: the packages of
 // verbsurface assembled over limcp's own command tree.
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 package server
 
 // WatchEvents is the store watcher's mode when kernel events serve it:
