@@ -46,9 +46,9 @@ func (g group) stopLeader(deadline time.Time) {
 // may never be reaped (a container's init often does not reap), so waiting
 // for it would cost killWait on every such command. procid.GroupMembers
 // answers the common case, an empty group, with one system call. If the
-// process table cannot be read the answer is yes: assuming a member is left costs a
-// signal to a group that is still ours, assuming none could leave one
-// running.
+// process table cannot be read the answer is yes: assuming a member is left
+// costs a signal to a group that is still ours, assuming none could leave
+// one running.
 func (g group) hasMembers() bool {
 	members, err := procid.GroupMembers(g.pgid)
 	return err != nil || len(members) > 0

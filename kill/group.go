@@ -22,8 +22,8 @@ const DefaultGrace = 5 * time.Second
 // sleep); past this bound it is reported as a survivor rather than waited for.
 const killSettle = 2 * time.Second
 
-// pollEvery is how often the group's membership is read from /proc while
-// waiting for it to empty.
+// pollEvery is how often the group's membership is read from the process
+// table while waiting for it to empty.
 const pollEvery = 20 * time.Millisecond
 
 // GroupStatus is how a [SignalGroup] call ended.
@@ -49,7 +49,7 @@ const (
 	// are the ones the server started (see [SignalGroup]); they are listed
 	// in Survivors.
 	GroupLeaderGone GroupStatus = "leader_gone"
-	// GroupError: the call failed (invalid group, /proc unreadable, a
+	// GroupError: the call failed (invalid group, process table unreadable, a
 	// signal refused by the kernel, cancelled before any signal); the error
 	// is returned too, and Sent lists what had been sent by then.
 	GroupError GroupStatus = "error"
@@ -58,9 +58,10 @@ const (
 // SignalSent is one signal delivered to the group.
 type SignalSent struct {
 	Signal string `json:"signal"` // "SIGTERM" or "SIGKILL"
-	// Members are the group's live members read from /proc just before the
-	// signal was sent. A process forked in that instant is signalled too
-	// (the signal goes to the group) but may be missing from this list.
+	// Members are the group's live members read from the process table just
+	// before the signal was sent. A process forked in that instant is
+	// signalled too (the signal goes to the group) but may be missing from
+	// this list.
 	Members []int `json:"members"`
 }
 
