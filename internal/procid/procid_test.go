@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestSelfIsAlive(t *testing.T) {
@@ -180,5 +182,25 @@ func TestLive(t *testing.T) {
 	awaitZombie(t, pid)
 	if has() {
 		t.Fatalf("Live() lists zombie pid %d", pid)
+	}
+}
+
+// The table's answer about this process agrees with what the process asks
+// the kernel directly: on a Mac or FreeBSD host this pins the kinfo_proc
+// field mapping, on Linux the /proc parser.
+func TestReadStatSelfAgreesWithTheKernel(t *testing.T) {
+	st, err := ReadStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PID != os.Getpid() || st.PPID != os.Getppid() || st.PGID != syscall.Getpgrp() || st.SID != sid || st.State == 'Z' || st.StartTime == 0 {
+		t.Fatalf("ReadStat(self) = %+v; want pid %d ppid %d pgid %d sid %d, running, a start time", st, os.Getpid(), os.Getppid(), syscall.Getpgrp(), sid)
+	}
+	if _, err := ReadStat(0); err == nil {
+		t.Error("ReadStat(0) = nil error; want invalid pid")
 	}
 }
