@@ -26,7 +26,15 @@ func (sysctlTable) stat(pid int) (Stat, error) {
 	case err != nil:
 		return Stat{}, fmt.Errorf("procid: pid %d: sysctl kern.proc.pid: %w", pid, err)
 	}
-	return fromKinfo(pid, darwinKinfo(&ks[0]))
+	k := darwinKinfo(&ks[0])
+	// macOS's kinfo_proc has no session id; getsid(2) answers it (only
+	// here: listing every process does not need it, and one system call
+	// per process would make each listing hundreds of them). A process that
+	// has just exited keeps sid 0: nothing here decides on a session.
+	if sid, err := unix.Getsid(pid); err == nil {
+		k.sid = int32(sid)
+	}
+	return fromKinfo(pid, k)
 }
 
 func (sysctlTable) each(fn func(Stat)) error {
@@ -43,13 +51,11 @@ func (sysctlTable) each(fn func(Stat)) error {
 	return nil
 }
 
-// darwinKinfo picks the fields this package reads. macOS's kinfo_proc has
-// no session id; getsid(2) answers it, and a process that has just exited
-// keeps sid 0 (nothing here decides on a session).
+// darwinKinfo picks the fields this package reads (all but the session id,
+// which kinfo_proc lacks).
 func darwinKinfo(k *unix.KinfoProc) kinfo {
-	sid, _ := unix.Getsid(int(k.Proc.P_pid))
 	return kinfo{
-		pid: k.Proc.P_pid, ppid: k.Eproc.Ppid, pgid: k.Eproc.Pgid, sid: int32(sid),
+		pid: k.Proc.P_pid, ppid: k.Eproc.Ppid, pgid: k.Eproc.Pgid,
 		stat:     k.Proc.P_stat,
 		startSec: k.Proc.P_starttime.Sec, startUsec: int64(k.Proc.P_starttime.Usec),
 	}
