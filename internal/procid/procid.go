@@ -28,7 +28,7 @@ type Stat struct {
 	State     byte
 	PPID      int
 	PGID      int
-	SID       int
+	SID       int    // from ReadStat; 0 in Live's listing on macOS (kinfo_proc has none)
 	StartTime uint64 // see Identity.StartTime
 }
 
