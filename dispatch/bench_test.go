@@ -1,3 +1,5 @@
+//go:build unix
+
 package dispatch
 
 import (
@@ -85,4 +87,41 @@ func BenchmarkParseMachineResult(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkExitWaiters compares the platform's exit waiter (waitid WNOWAIT
+// on Linux, kqueue NOTE_EXIT on macOS and FreeBSD) with the portable poll
+// of the process table, paired like BenchmarkRunVsBareExec: each iteration
+// runs the cheapest command once through a runner of each kind, alternating
+// which goes first. The difference is what the fallback costs per command.
+//
+//	go test ./dispatch -run '^$' -bench ExitWaiters -benchtime 200x
+func BenchmarkExitWaiters(b *testing.B) {
+	platform := newFake(b, Options{})
+	poll := newFake(b, Options{})
+	poll.awaitExit = pollExit
+	ctx := bg()
+	argv := []string{"tiny"}
+	run := func(r *Runner) time.Duration {
+		t0 := time.Now()
+		if data, err := r.Run(ctx, argv); err != nil || len(data) == 0 {
+			b.Fatal(data, err)
+		}
+		return time.Since(t0)
+	}
+	var tPlatform, tPoll time.Duration
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			tPlatform += run(platform)
+			tPoll += run(poll)
+		} else {
+			tPoll += run(poll)
+			tPlatform += run(platform)
+		}
+		i++
+	}
+	b.ReportMetric(float64(tPlatform.Nanoseconds())/float64(i), "platform-ns/op")
+	b.ReportMetric(float64(tPoll.Nanoseconds())/float64(i), "poll-ns/op")
+	b.ReportMetric(100*(float64(tPoll)/float64(tPlatform)-1), "poll-extra-%")
 }

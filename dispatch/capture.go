@@ -1,11 +1,11 @@
+//go:build unix
+
 package dispatch
 
 import (
 	"os"
 	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
 )
 
 // capture reads one output stream of the command from the read end of a
@@ -124,14 +124,4 @@ func (c *capture) stop() {
 	}
 	_ = c.f.SetReadDeadline(time.Unix(1, 0))
 	<-c.done
-}
-
-// queuedBytes returns how many bytes wait unread in the pipe fd (FIONREAD),
-// or -1 if the kernel will not say.
-func queuedBytes(fd uintptr) int {
-	var n int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); errno != 0 {
-		return -1
-	}
-	return int(n)
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package dispatch runs a command-line program (the CLI) as a subprocess and
 // turns its answer into either the data of one versioned machine result or
 // an explicit, typed error. A CLI's misbehaviour — no output, garbage, two
@@ -5,8 +7,14 @@
 // leaves a process of the command's group behind.
 //
 // The package knows nothing of verbs, schemas or MCP: it receives an argv
-// and returns data or an error. It is Linux-only (process groups, /proc,
-// waitid).
+// and returns data or an error. It runs on Linux, macOS and FreeBSD
+// (process groups and signals are Unix; there is no Windows build). The
+// platform parts are one small file each: waiting for the command's leader
+// to exit without reaping it (waitid WNOWAIT on Linux, kqueue NOTE_EXIT on
+// macOS and FreeBSD, a poll of the process table as the fallback), and
+// counting the bytes left in an output pipe (FIONREAD). Process identity and
+// group membership come from the module's process table (/proc on Linux,
+// sysctl kern.proc on macOS and FreeBSD).
 //
 // # Running a command
 //

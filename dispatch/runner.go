@@ -1,3 +1,5 @@
+//go:build unix
+
 package dispatch
 
 import (
@@ -71,6 +73,7 @@ type Runner struct {
 	stderrCap int64
 	timeout   time.Duration
 	grace     time.Duration
+	awaitExit exitWaiter // platformExitWaiter; tests swap in pollExit
 }
 
 // NewRunner resolves program once and returns a runner for it. A program
@@ -146,6 +149,7 @@ func NewRunner(program string, opts Options) (*Runner, error) {
 		stderrCap: orDefault(opts.StderrCap, DefaultStderrCap),
 		timeout:   orDefault(opts.Timeout, DefaultTimeout),
 		grace:     orDefault(opts.Grace, DefaultGrace),
+		awaitExit: platformExitWaiter,
 	}
 	return r, nil
 }
@@ -282,7 +286,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	go func() {
 		// An error here (ECHILD) cannot happen for our own unreaped child;
 		// if it did, treating the leader as exited lets Wait report it.
-		_ = waitExited(pid)
+		_ = r.awaitExit(pid)
 		close(exited)
 	}()
 	g := group{pgid: pid, exited: exited}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package dispatch
 
 import (
@@ -29,206 +31,208 @@ const (
 // lists (and the edges between them) and checks the error kind, its
 // facts, and that no process of the command's group is left afterwards.
 func TestMisbehavingCLI(t *testing.T) {
-	type check func(t *testing.T, res *Result, err error)
-	tests := []struct {
-		name     string
-		argv     []string // %PIDFILE% is replaced by a per-test path
-		opts     Options
-		wantKind Kind   // a dispatch failure, or
-		wantCLI  string // the CLI's own error code, or
-		wantData string // success with this data
-		check    check
-		pidfile  bool // the command starts a same-group child named in the pid file; it must be dead afterwards
-	}{
-		{name: "prints nothing and exits 0: absent_result", argv: []string{"print", ""}, wantKind: KindAbsentResult},
-		{name: "prints only whitespace: absent_result", argv: []string{"print", " \n\t\n"}, wantKind: KindAbsentResult},
-		{name: "prints garbage: invalid_result", argv: []string{"print", "hello, human\n"}, wantKind: KindInvalidResult},
-		{name: "human text before the result: invalid_result", argv: []string{"print", "Submitting...\n" + okResult}, wantKind: KindInvalidResult},
-		{name: "trailing garbage after a result: invalid_result", argv: []string{"print", okResult + "\ndone."}, wantKind: KindInvalidResult},
-		{name: "a JSON array instead of an object: invalid_result", argv: []string{"print", "[1,2]"}, wantKind: KindInvalidResult},
-		{name: "prints two objects: multiple_results", argv: []string{"print", okResult + "\n" + okResult + "\n"}, wantKind: KindMultipleResults},
-		{
-			name: "floods 100 MB to stdout: output_overflow on stdout, group killed",
-			argv: []string{"flood-stdout", "104857600"}, wantKind: KindOutputOverflow,
-			check: func(t *testing.T, res *Result, err error) {
-				var e *Error
-				errors.As(err, &e)
-				if e.Stream != "stdout" || e.Cap != DefaultStdoutCap || len(res.Stdout) != DefaultStdoutCap {
-					t.Errorf("stream %q cap %d kept %d bytes; want stdout, %d, %d", e.Stream, e.Cap, len(res.Stdout), DefaultStdoutCap, DefaultStdoutCap)
-				}
+	eachExitWaiter(t, func(t *testing.T, newRunner func(testing.TB, Options) *Runner) {
+		type check func(t *testing.T, res *Result, err error)
+		tests := []struct {
+			name     string
+			argv     []string // %PIDFILE% is replaced by a per-test path
+			opts     Options
+			wantKind Kind   // a dispatch failure, or
+			wantCLI  string // the CLI's own error code, or
+			wantData string // success with this data
+			check    check
+			pidfile  bool // the command starts a same-group child named in the pid file; it must be dead afterwards
+		}{
+			{name: "prints nothing and exits 0: absent_result", argv: []string{"print", ""}, wantKind: KindAbsentResult},
+			{name: "prints only whitespace: absent_result", argv: []string{"print", " \n\t\n"}, wantKind: KindAbsentResult},
+			{name: "prints garbage: invalid_result", argv: []string{"print", "hello, human\n"}, wantKind: KindInvalidResult},
+			{name: "human text before the result: invalid_result", argv: []string{"print", "Submitting...\n" + okResult}, wantKind: KindInvalidResult},
+			{name: "trailing garbage after a result: invalid_result", argv: []string{"print", okResult + "\ndone."}, wantKind: KindInvalidResult},
+			{name: "a JSON array instead of an object: invalid_result", argv: []string{"print", "[1,2]"}, wantKind: KindInvalidResult},
+			{name: "prints two objects: multiple_results", argv: []string{"print", okResult + "\n" + okResult + "\n"}, wantKind: KindMultipleResults},
+			{
+				name: "floods 100 MB to stdout: output_overflow on stdout, group killed",
+				argv: []string{"flood-stdout", "104857600"}, wantKind: KindOutputOverflow,
+				check: func(t *testing.T, res *Result, err error) {
+					var e *Error
+					errors.As(err, &e)
+					if e.Stream != "stdout" || e.Cap != DefaultStdoutCap || len(res.Stdout) != DefaultStdoutCap {
+						t.Errorf("stream %q cap %d kept %d bytes; want stdout, %d, %d", e.Stream, e.Cap, len(res.Stdout), DefaultStdoutCap, DefaultStdoutCap)
+					}
+				},
 			},
-		},
-		{
-			name: "floods stderr: output_overflow on stderr, group killed",
-			argv: []string{"flood-stderr", "104857600"}, wantKind: KindOutputOverflow,
-			check: func(t *testing.T, res *Result, err error) {
-				var e *Error
-				errors.As(err, &e)
-				if e.Stream != "stderr" || e.Cap != DefaultStderrCap || len(res.Stderr) != DefaultStderrCap {
-					t.Errorf("stream %q cap %d kept %d bytes; want stderr, %d, %d", e.Stream, e.Cap, len(res.Stderr), DefaultStderrCap, DefaultStderrCap)
-				}
+			{
+				name: "floods stderr: output_overflow on stderr, group killed",
+				argv: []string{"flood-stderr", "104857600"}, wantKind: KindOutputOverflow,
+				check: func(t *testing.T, res *Result, err error) {
+					var e *Error
+					errors.As(err, &e)
+					if e.Stream != "stderr" || e.Cap != DefaultStderrCap || len(res.Stderr) != DefaultStderrCap {
+						t.Errorf("stream %q cap %d kept %d bytes; want stderr, %d, %d", e.Stream, e.Cap, len(res.Stderr), DefaultStderrCap, DefaultStderrCap)
+					}
+				},
 			},
-		},
-		{name: "stdout exactly at its cap: accepted", argv: []string{"stdout-bytes", "4096"}, opts: Options{StdoutCap: 4096}, wantData: `"` + strings.Repeat("x", 4096-len(`{"result_version":1,"ok":true,"data":""}`)) + `"`},
-		{name: "stdout one byte past its cap: output_overflow", argv: []string{"stdout-bytes", "4097"}, opts: Options{StdoutCap: 4096}, wantKind: KindOutputOverflow},
-		{name: "stderr exactly at its cap: accepted", argv: []string{"stderr-bytes", "1000"}, opts: Options{StderrCap: 1000}, wantData: `"ok"`},
-		{name: "stderr one byte past its cap: output_overflow", argv: []string{"stderr-bytes", "1001"}, opts: Options{StderrCap: 1000}, wantKind: KindOutputOverflow},
-		{
-			name: "hangs: timeout", argv: []string{"hang"}, opts: Options{Timeout: 300 * time.Millisecond}, wantKind: KindTimeout,
-			check: func(t *testing.T, res *Result, err error) {
-				var e *Error
-				errors.As(err, &e)
-				if e.Timeout != 300*time.Millisecond || res.Duration < 300*time.Millisecond {
-					t.Errorf("timeout %v after %v; want 300ms, at least that long", e.Timeout, res.Duration)
-				}
+			{name: "stdout exactly at its cap: accepted", argv: []string{"stdout-bytes", "4096"}, opts: Options{StdoutCap: 4096}, wantData: `"` + strings.Repeat("x", 4096-len(`{"result_version":1,"ok":true,"data":""}`)) + `"`},
+			{name: "stdout one byte past its cap: output_overflow", argv: []string{"stdout-bytes", "4097"}, opts: Options{StdoutCap: 4096}, wantKind: KindOutputOverflow},
+			{name: "stderr exactly at its cap: accepted", argv: []string{"stderr-bytes", "1000"}, opts: Options{StderrCap: 1000}, wantData: `"ok"`},
+			{name: "stderr one byte past its cap: output_overflow", argv: []string{"stderr-bytes", "1001"}, opts: Options{StderrCap: 1000}, wantKind: KindOutputOverflow},
+			{
+				name: "hangs: timeout", argv: []string{"hang"}, opts: Options{Timeout: 300 * time.Millisecond}, wantKind: KindTimeout,
+				check: func(t *testing.T, res *Result, err error) {
+					var e *Error
+					errors.As(err, &e)
+					if e.Timeout != 300*time.Millisecond || res.Duration < 300*time.Millisecond {
+						t.Errorf("timeout %v after %v; want 300ms, at least that long", e.Timeout, res.Duration)
+					}
+				},
 			},
-		},
-		{
-			name: "hangs ignoring SIGTERM: timeout, SIGKILL after the grace",
-			argv: []string{"hang-ignore-term"}, opts: Options{Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond}, wantKind: KindTimeout,
-			check: func(t *testing.T, res *Result, err error) {
-				if res.Duration < 500*time.Millisecond {
-					t.Errorf("returned after %v; a SIGTERM-ignoring command must get the whole grace (200ms + 300ms)", res.Duration)
-				}
+			{
+				name: "hangs ignoring SIGTERM: timeout, SIGKILL after the grace",
+				argv: []string{"hang-ignore-term"}, opts: Options{Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond}, wantKind: KindTimeout,
+				check: func(t *testing.T, res *Result, err error) {
+					if res.Duration < 500*time.Millisecond {
+						t.Errorf("returned after %v; a SIGTERM-ignoring command must get the whole grace (200ms + 300ms)", res.Duration)
+					}
+				},
 			},
-		},
-		{
-			name: "forks a same-group grandchild that hangs: timeout, grandchild killed too",
-			argv: []string{"grandchild-hang", "%PIDFILE%"}, opts: Options{Timeout: 500 * time.Millisecond}, wantKind: KindTimeout, pidfile: true,
-		},
-		{
-			name: "exits with a same-group child holding stdout: result kept, child stopped",
-			argv: []string{"grandchild-leave", "%PIDFILE%"}, wantData: `"left a child behind"`, pidfile: true,
-			check: func(t *testing.T, res *Result, err error) {
-				if !res.GroupStopped {
-					t.Error("GroupStopped = false; the leftover child was in the group and had to be stopped")
-				}
+			{
+				name: "forks a same-group grandchild that hangs: timeout, grandchild killed too",
+				argv: []string{"grandchild-hang", "%PIDFILE%"}, opts: Options{Timeout: 500 * time.Millisecond}, wantKind: KindTimeout, pidfile: true,
 			},
-		},
-		{
-			name: "exits 3 silently: nonzero_exit with the exit code", argv: []string{"exit", "3"}, wantKind: KindNonzeroExit,
-			check: func(t *testing.T, res *Result, err error) {
-				var e *Error
-				errors.As(err, &e)
-				if e.ExitCode != 3 || res.ExitCode != 3 || e.ResultProblem != KindAbsentResult {
-					t.Errorf("exit code %d/%d, result problem %q; want 3/3, absent_result", e.ExitCode, res.ExitCode, e.ResultProblem)
-				}
+			{
+				name: "exits with a same-group child holding stdout: result kept, child stopped",
+				argv: []string{"grandchild-leave", "%PIDFILE%"}, wantData: `"left a child behind"`, pidfile: true,
+				check: func(t *testing.T, res *Result, err error) {
+					if !res.GroupStopped {
+						t.Error("GroupStopped = false; the leftover child was in the group and had to be stopped")
+					}
+				},
 			},
-		},
-		{
-			name: "exits 4 complaining on stderr: nonzero_exit carries the stderr tail", argv: []string{"stderr", "warming up\nfatal: config missing\n", "4"}, wantKind: KindNonzeroExit,
-			check: func(t *testing.T, res *Result, err error) {
-				d := err.(*Error).ErrorDetails()
-				if d["exit_code"] != 4 || d["stderr_tail"] != "warming up\nfatal: config missing\n" {
-					t.Errorf("details %v; want exit_code 4 and the whole stderr", d)
-				}
-				if !strings.Contains(err.Error(), "fatal: config missing") {
-					t.Errorf("message %q does not show the last stderr line", err)
-				}
+			{
+				name: "exits 3 silently: nonzero_exit with the exit code", argv: []string{"exit", "3"}, wantKind: KindNonzeroExit,
+				check: func(t *testing.T, res *Result, err error) {
+					var e *Error
+					errors.As(err, &e)
+					if e.ExitCode != 3 || res.ExitCode != 3 || e.ResultProblem != KindAbsentResult {
+						t.Errorf("exit code %d/%d, result problem %q; want 3/3, absent_result", e.ExitCode, res.ExitCode, e.ResultProblem)
+					}
+				},
 			},
-		},
-		{
-			name: "dies of a signal: nonzero_exit names it", argv: []string{"crash"}, wantKind: KindNonzeroExit,
-			check: func(t *testing.T, res *Result, err error) {
-				if e := err.(*Error); e.Signal != "killed" || e.ExitCode != -1 {
-					t.Errorf("signal %q exit %d; want killed, -1", e.Signal, e.ExitCode)
-				}
+			{
+				name: "exits 4 complaining on stderr: nonzero_exit carries the stderr tail", argv: []string{"stderr", "warming up\nfatal: config missing\n", "4"}, wantKind: KindNonzeroExit,
+				check: func(t *testing.T, res *Result, err error) {
+					d := err.(*Error).ErrorDetails()
+					if d["exit_code"] != 4 || d["stderr_tail"] != "warming up\nfatal: config missing\n" {
+						t.Errorf("details %v; want exit_code 4 and the whole stderr", d)
+					}
+					if !strings.Contains(err.Error(), "fatal: config missing") {
+						t.Errorf("message %q does not show the last stderr line", err)
+					}
+				},
 			},
-		},
-		{
-			name: "prints an old result_version: unsupported_result_version", argv: []string{"print", `{"result_version":0,"ok":true,"data":null}`}, wantKind: KindUnsupportedResultVersion,
-			check: func(t *testing.T, res *Result, err error) {
-				if v := err.(*Error).ResultVersion; v != 0 {
-					t.Errorf("ResultVersion = %d, want 0", v)
-				}
+			{
+				name: "dies of a signal: nonzero_exit names it", argv: []string{"crash"}, wantKind: KindNonzeroExit,
+				check: func(t *testing.T, res *Result, err error) {
+					if e := err.(*Error); e.Signal != "killed" || e.ExitCode != -1 {
+						t.Errorf("signal %q exit %d; want killed, -1", e.Signal, e.ExitCode)
+					}
+				},
 			},
-		},
-		{name: "prints a newer result_version: unsupported_result_version", argv: []string{"print", `{"result_version":2,"ok":true,"payload":[]}`}, wantKind: KindUnsupportedResultVersion},
-		{
-			name: "prints an old result_version and exits 1: nonzero_exit", argv: []string{"print", `{"result_version":0,"ok":false}`, "1"}, wantKind: KindNonzeroExit,
-			check: func(t *testing.T, res *Result, err error) {
-				if p := err.(*Error).ResultProblem; p != KindUnsupportedResultVersion {
-					t.Errorf("ResultProblem = %q, want unsupported_result_version", p)
-				}
+			{
+				name: "prints an old result_version: unsupported_result_version", argv: []string{"print", `{"result_version":0,"ok":true,"data":null}`}, wantKind: KindUnsupportedResultVersion,
+				check: func(t *testing.T, res *Result, err error) {
+					if v := err.(*Error).ResultVersion; v != 0 {
+						t.Errorf("ResultVersion = %d, want 0", v)
+					}
+				},
 			},
-		},
-		{
-			name: "prints a valid error object and exits 1: cli_error passed through", argv: []string{"print", errResult, "1"}, wantCLI: "not_found",
-			check: func(t *testing.T, res *Result, err error) {
-				got := err.(*CLIError).ErrorDetails()
-				want := map[string]any{"code": "not_found", "message": `no run with id "r9"`, "details": map[string]any{"id": "r9", "tries": json.Number("3")}}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("ErrorDetails (-want +got):\n%s", diff)
-				}
+			{name: "prints a newer result_version: unsupported_result_version", argv: []string{"print", `{"result_version":2,"ok":true,"payload":[]}`}, wantKind: KindUnsupportedResultVersion},
+			{
+				name: "prints an old result_version and exits 1: nonzero_exit", argv: []string{"print", `{"result_version":0,"ok":false}`, "1"}, wantKind: KindNonzeroExit,
+				check: func(t *testing.T, res *Result, err error) {
+					if p := err.(*Error).ResultProblem; p != KindUnsupportedResultVersion {
+						t.Errorf("ResultProblem = %q, want unsupported_result_version", p)
+					}
+				},
 			},
-		},
-		{name: "prints a valid error object and exits 0: still cli_error", argv: []string{"print", errResult, "0"}, wantCLI: "not_found"},
-		{
-			name: "prints an ok result but exits 2: nonzero_exit (never a success)", argv: []string{"print", okResult, "2"}, wantKind: KindNonzeroExit,
-			check: func(t *testing.T, res *Result, err error) {
-				if e := err.(*Error); e.ExitCode != 2 || e.ResultProblem != "" {
-					t.Errorf("exit %d, result problem %q; want 2, none", e.ExitCode, e.ResultProblem)
-				}
+			{
+				name: "prints a valid error object and exits 1: cli_error passed through", argv: []string{"print", errResult, "1"}, wantCLI: "not_found",
+				check: func(t *testing.T, res *Result, err error) {
+					got := err.(*CLIError).ErrorDetails()
+					want := map[string]any{"code": "not_found", "message": `no run with id "r9"`, "details": map[string]any{"id": "r9", "tries": json.Number("3")}}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("ErrorDetails (-want +got):\n%s", diff)
+					}
+				},
 			},
-		},
-		{name: "prints a valid ok result: its data", argv: []string{"print", okResult}, wantData: `{"n":1}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			pidfile := filepath.Join(t.TempDir(), "child.pid")
-			argv := make([]string, len(tt.argv))
-			for i, a := range tt.argv {
-				argv[i] = strings.ReplaceAll(a, "%PIDFILE%", pidfile)
-			}
-			r := newFake(t, tt.opts)
-			res, err := r.Execute(bg(), argv)
-			if res == nil {
-				t.Fatal("Execute returned a nil Result")
-			}
-			assertGroupGone(t, res.PID)
-			if len(res.Survivors) != 0 {
-				t.Errorf("Survivors = %v; every member of the group must be gone", res.Survivors)
-			}
-			if tt.pidfile {
-				child := readPidfile(t, pidfile, time.Second)
-				if alive(child) {
-					killNow(t, child)
-					t.Errorf("same-group child %d is still alive", child)
+			{name: "prints a valid error object and exits 0: still cli_error", argv: []string{"print", errResult, "0"}, wantCLI: "not_found"},
+			{
+				name: "prints an ok result but exits 2: nonzero_exit (never a success)", argv: []string{"print", okResult, "2"}, wantKind: KindNonzeroExit,
+				check: func(t *testing.T, res *Result, err error) {
+					if e := err.(*Error); e.ExitCode != 2 || e.ResultProblem != "" {
+						t.Errorf("exit %d, result problem %q; want 2, none", e.ExitCode, e.ResultProblem)
+					}
+				},
+			},
+			{name: "prints a valid ok result: its data", argv: []string{"print", okResult}, wantData: `{"n":1}`},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				pidfile := filepath.Join(t.TempDir(), "child.pid")
+				argv := make([]string, len(tt.argv))
+				for i, a := range tt.argv {
+					argv[i] = strings.ReplaceAll(a, "%PIDFILE%", pidfile)
 				}
-			}
-			switch {
-			case tt.wantKind != "":
-				if got := kindOf(err); got != tt.wantKind {
-					t.Fatalf("error %v (kind %q); want kind %q", err, got, tt.wantKind)
+				r := newRunner(t, tt.opts)
+				res, err := r.Execute(bg(), argv)
+				if res == nil {
+					t.Fatal("Execute returned a nil Result")
 				}
-				if res.Data != nil {
-					t.Errorf("Result.Data = %s on failure", res.Data)
+				assertGroupGone(t, res.PID)
+				if len(res.Survivors) != 0 {
+					t.Errorf("Survivors = %v; every member of the group must be gone", res.Survivors)
 				}
-			case tt.wantCLI != "":
-				var ce *CLIError
-				if !errors.As(err, &ce) || ce.Code != tt.wantCLI {
-					t.Fatalf("error %v; want a *CLIError with code %q", err, tt.wantCLI)
-				}
-			default:
-				if err != nil {
-					t.Fatalf("Execute: %v", err)
-				}
-				if string(res.Data) != tt.wantData {
-					t.Fatalf("data %s, want %s", res.Data, tt.wantData)
-				}
-				if !tt.pidfile { // Run is Execute's data; check it once more through the C3 method
-					data, err := r.Run(bg(), argv)
-					if err != nil || string(data) != tt.wantData {
-						t.Fatalf("Run = %s, %v; want %s", data, err, tt.wantData)
+				if tt.pidfile {
+					child := readPidfile(t, pidfile, time.Second)
+					if alive(child) {
+						killNow(t, child)
+						t.Errorf("same-group child %d is still alive", child)
 					}
 				}
-			}
-			if tt.check != nil {
-				tt.check(t, res, err)
-			}
-		})
-	}
+				switch {
+				case tt.wantKind != "":
+					if got := kindOf(err); got != tt.wantKind {
+						t.Fatalf("error %v (kind %q); want kind %q", err, got, tt.wantKind)
+					}
+					if res.Data != nil {
+						t.Errorf("Result.Data = %s on failure", res.Data)
+					}
+				case tt.wantCLI != "":
+					var ce *CLIError
+					if !errors.As(err, &ce) || ce.Code != tt.wantCLI {
+						t.Fatalf("error %v; want a *CLIError with code %q", err, tt.wantCLI)
+					}
+				default:
+					if err != nil {
+						t.Fatalf("Execute: %v", err)
+					}
+					if string(res.Data) != tt.wantData {
+						t.Fatalf("data %s, want %s", res.Data, tt.wantData)
+					}
+					if !tt.pidfile { // Run is Execute's data; check it once more through the C3 method
+						data, err := r.Run(bg(), argv)
+						if err != nil || string(data) != tt.wantData {
+							t.Fatalf("Run = %s, %v; want %s", data, err, tt.wantData)
+						}
+					}
+				}
+				if tt.check != nil {
+					tt.check(t, res, err)
+				}
+			})
+		}
+	})
 }
 
 // TestCancelCleansUpLikeTimeout cancels the caller's context while the
@@ -236,38 +240,40 @@ func TestMisbehavingCLI(t *testing.T) {
 // (wrapping context.Canceled) and the whole group is gone, grace then kill,
 // exactly as for a timeout.
 func TestCancelCleansUpLikeTimeout(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "child.pid")
-	r := newFake(t, Options{Grace: 200 * time.Millisecond})
-	ctx, cancel := context.WithCancel(bg())
-	defer cancel()
-	type outcome struct {
-		res *Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := r.Execute(ctx, []string{"grandchild-hang", pidfile})
-		done <- outcome{res, err}
-	}()
-	child := readPidfile(t, pidfile, 5*time.Second)
-	killNow(t, child)
-	cancel()
-	var o outcome
-	select {
-	case o = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Execute did not return within 5s of cancellation")
-	}
-	if kindOf(o.err) != KindCancelled || !errors.Is(o.err, context.Canceled) {
-		t.Fatalf("error %v; want kind cancelled wrapping context.Canceled", o.err)
-	}
-	assertGroupGone(t, o.res.PID)
-	if alive(child) {
-		t.Fatalf("grandchild %d survived cancellation", child)
-	}
-	if o.res.Duration < 200*time.Millisecond {
-		t.Errorf("returned after %v; the SIGTERM-ignoring grandchild should have had the 200ms grace", o.res.Duration)
-	}
+	eachExitWaiter(t, func(t *testing.T, newRunner func(testing.TB, Options) *Runner) {
+		pidfile := filepath.Join(t.TempDir(), "child.pid")
+		r := newRunner(t, Options{Grace: 200 * time.Millisecond})
+		ctx, cancel := context.WithCancel(bg())
+		defer cancel()
+		type outcome struct {
+			res *Result
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			res, err := r.Execute(ctx, []string{"grandchild-hang", pidfile})
+			done <- outcome{res, err}
+		}()
+		child := readPidfile(t, pidfile, 5*time.Second)
+		killNow(t, child)
+		cancel()
+		var o outcome
+		select {
+		case o = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Execute did not return within 5s of cancellation")
+		}
+		if kindOf(o.err) != KindCancelled || !errors.Is(o.err, context.Canceled) {
+			t.Fatalf("error %v; want kind cancelled wrapping context.Canceled", o.err)
+		}
+		assertGroupGone(t, o.res.PID)
+		if alive(child) {
+			t.Fatalf("grandchild %d survived cancellation", child)
+		}
+		if o.res.Duration < 200*time.Millisecond {
+			t.Errorf("returned after %v; the SIGTERM-ignoring grandchild should have had the 200ms grace", o.res.Duration)
+		}
+	})
 }
 
 // TestCallerDeadlineIsCancelled: a deadline on the caller's context is the
@@ -305,35 +311,37 @@ func TestCancelledBeforeStartStartsNothing(t *testing.T) {
 // the command's group; it outlives the command, with or without a hold on
 // the command's stdout, and Execute does not wait for it.
 func TestDetachedSessionSurvives(t *testing.T) {
-	for _, inherit := range []bool{false, true} {
-		name := "detached child redirects stdout"
-		argvTail := []string{}
-		if inherit {
-			name = "detached child keeps the command's stdout open"
-			argvTail = []string{"inherit"}
+	eachExitWaiter(t, func(t *testing.T, newRunner func(testing.TB, Options) *Runner) {
+		for _, inherit := range []bool{false, true} {
+			name := "detached child redirects stdout"
+			argvTail := []string{}
+			if inherit {
+				name = "detached child keeps the command's stdout open"
+				argvTail = []string{"inherit"}
+			}
+			t.Run(name, func(t *testing.T) {
+				pidfile := filepath.Join(t.TempDir(), "child.pid")
+				r := newRunner(t, Options{Grace: 5 * time.Second})
+				res, err := r.Execute(bg(), append([]string{"detach", pidfile}, argvTail...))
+				child := readPidfile(t, pidfile, time.Second)
+				killNow(t, child)
+				if err != nil || string(res.Data) != `"detached"` {
+					t.Fatalf("Execute = %s, %v; want the detached result", res.Data, err)
+				}
+				assertGroupGone(t, res.PID)
+				if !alive(child) {
+					t.Fatalf("detached child %d was killed; work in its own session must survive", child)
+				}
+				if res.GroupStopped {
+					t.Error("GroupStopped = true; the detached child is not in the group")
+				}
+				if res.Duration > 2*time.Second {
+					t.Errorf("Execute took %v; it must not wait on a detached process holding stdout", res.Duration)
+				}
+				_ = syscall.Kill(child, syscall.SIGKILL)
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			pidfile := filepath.Join(t.TempDir(), "child.pid")
-			r := newFake(t, Options{Grace: 5 * time.Second})
-			res, err := r.Execute(bg(), append([]string{"detach", pidfile}, argvTail...))
-			child := readPidfile(t, pidfile, time.Second)
-			killNow(t, child)
-			if err != nil || string(res.Data) != `"detached"` {
-				t.Fatalf("Execute = %s, %v; want the detached result", res.Data, err)
-			}
-			assertGroupGone(t, res.PID)
-			if !alive(child) {
-				t.Fatalf("detached child %d was killed; work in its own session must survive", child)
-			}
-			if res.GroupStopped {
-				t.Error("GroupStopped = true; the detached child is not in the group")
-			}
-			if res.Duration > 2*time.Second {
-				t.Errorf("Execute took %v; it must not wait on a detached process holding stdout", res.Duration)
-			}
-			_ = syscall.Kill(child, syscall.SIGKILL)
-		})
-	}
+	})
 }
 
 // TestStderrTailKeptOnOverflow: past the stderr cap the group is stopped,
@@ -642,21 +650,23 @@ func TestErrorMessageNamesCommand(t *testing.T) {
 // exits on its own is stopped like a timed-out command, SIGTERM first, so
 // it can clean up; SIGKILL comes only if it outlasts the grace.
 func TestStrayChildGetsSIGTERMFirst(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "child.pid")
-	r := newFake(t, Options{Grace: 5 * time.Second})
-	res, err := r.Execute(bg(), []string{"grandchild-leave", pidfile, "hang-note-term"})
-	child := readPidfile(t, pidfile, time.Second)
-	killNow(t, child)
-	if err != nil || !res.GroupStopped {
-		t.Fatalf("Execute = %+v, %v; want the result, with the stray child stopped", res, err)
-	}
-	assertGroupGone(t, res.PID)
-	if _, err := os.Stat(pidfile + ".term"); err != nil {
-		t.Errorf("the stray child was not sent SIGTERM before being stopped: %v", err)
-	}
-	if res.Duration >= 5*time.Second {
-		t.Errorf("Execute took %v: a child that exits on SIGTERM must not cost the whole grace", res.Duration)
-	}
+	eachExitWaiter(t, func(t *testing.T, newRunner func(testing.TB, Options) *Runner) {
+		pidfile := filepath.Join(t.TempDir(), "child.pid")
+		r := newRunner(t, Options{Grace: 5 * time.Second})
+		res, err := r.Execute(bg(), []string{"grandchild-leave", pidfile, "hang-note-term"})
+		child := readPidfile(t, pidfile, time.Second)
+		killNow(t, child)
+		if err != nil || !res.GroupStopped {
+			t.Fatalf("Execute = %+v, %v; want the result, with the stray child stopped", res, err)
+		}
+		assertGroupGone(t, res.PID)
+		if _, err := os.Stat(pidfile + ".term"); err != nil {
+			t.Errorf("the stray child was not sent SIGTERM before being stopped: %v", err)
+		}
+		if res.Duration >= 5*time.Second {
+			t.Errorf("Execute took %v: a child that exits on SIGTERM must not cost the whole grace", res.Duration)
+		}
+	})
 }
 
 // TestZombieMemberDoesNotHoldExecute: a member that has exited but is never
@@ -664,34 +674,58 @@ func TestStrayChildGetsSIGTERMFirst(t *testing.T) {
 // does not reap) holds nothing, so it is not waited for. Counting it would
 // make every such command wait killWait and then report it as a survivor.
 func TestZombieMemberDoesNotHoldExecute(t *testing.T) {
-	// Become the subreaper: the command's orphaned child is reparented to
-	// this process, which does not reap it until the test is done, so it
-	// certainly stays a zombie in the group: the non-reaping init, made
-	// certain.
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		t.Skipf("PR_SET_CHILD_SUBREAPER: %v", err)
-	}
-	t.Cleanup(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) })
-	pidfile := filepath.Join(t.TempDir(), "child.pid")
-	r := newFake(t, Options{})
-	res, err := r.Execute(bg(), []string{"grandchild-leave", pidfile})
-	child := readPidfile(t, pidfile, time.Second)
-	t.Cleanup(func() {
-		_ = syscall.Kill(child, syscall.SIGKILL)
-		var ws unix.WaitStatus
-		_, _ = unix.Wait4(child, &ws, 0, nil) // reap it: it is this process's child now
+	eachExitWaiter(t, func(t *testing.T, newRunner func(testing.TB, Options) *Runner) {
+		// Become the subreaper: the command's orphaned child is reparented to
+		// this process, which does not reap it until the test is done, so it
+		// certainly stays a zombie in the group: the non-reaping init, made
+		// certain.
+		becomeSubreaper(t)
+		pidfile := filepath.Join(t.TempDir(), "child.pid")
+		r := newRunner(t, Options{})
+		res, err := r.Execute(bg(), []string{"grandchild-leave", pidfile})
+		child := readPidfile(t, pidfile, time.Second)
+		t.Cleanup(func() {
+			_ = syscall.Kill(child, syscall.SIGKILL)
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(child, &ws, 0, nil) // reap it: it is this process's child now
+		})
+		if err != nil || !res.GroupStopped {
+			t.Fatalf("Execute = %+v, %v; want the result, with the stray child stopped", res, err)
+		}
+		st, serr := procid.ReadStat(child)
+		if serr != nil || st.State != 'Z' || st.PGID != res.PID {
+			t.Fatalf("child %d: %+v, %v; the test needs it to be an unreaped zombie in group %d", child, st, serr, res.PID)
+		}
+		if len(res.Survivors) != 0 {
+			t.Errorf("Survivors = %v; a zombie is not a survivor", res.Survivors)
+		}
+		if res.Duration >= killWait/2 {
+			t.Errorf("Execute took %v; a zombie in the group must not be waited for (killWait is %v)", res.Duration, killWait)
+		}
 	})
-	if err != nil || !res.GroupStopped {
-		t.Fatalf("Execute = %+v, %v; want the result, with the stray child stopped", res, err)
-	}
-	st, serr := procid.ReadStat(child)
-	if serr != nil || st.State != 'Z' || st.PGID != res.PID {
-		t.Fatalf("child %d: %+v, %v; the test needs it to be an unreaped zombie in group %d", child, st, serr, res.PID)
-	}
-	if len(res.Survivors) != 0 {
-		t.Errorf("Survivors = %v; a zombie is not a survivor", res.Survivors)
-	}
-	if res.Duration >= killWait/2 {
-		t.Errorf("Execute took %v; a zombie in the group must not be waited for (killWait is %v)", res.Duration, killWait)
+}
+
+// exitWaiters are the two ways a runner can wait for its command's leader
+// to exit without reaping it: the platform's own (waitid WNOWAIT on Linux,
+// kqueue NOTE_EXIT on macOS and FreeBSD) and the portable poll of the
+// process table, the fallback. Both run on every Unix, so the live group
+// tests wrapped in eachExitWaiter prove each of them here, not just the
+// one this kernel would pick.
+var exitWaiters = []struct {
+	name string
+	wait exitWaiter
+}{{"platform", platformExitWaiter}, {"poll", pollExit}}
+
+// eachExitWaiter runs f once per exit waiter; newRunner builds a fake-CLI
+// runner (as newFake does, failing t) that waits with it.
+func eachExitWaiter(t *testing.T, f func(t *testing.T, newRunner func(testing.TB, Options) *Runner)) {
+	for _, ew := range exitWaiters {
+		t.Run(ew.name, func(t *testing.T) {
+			f(t, func(t testing.TB, opts Options) *Runner {
+				r := newFake(t, opts)
+				r.awaitExit = ew.wait
+				return r
+			})
+		})
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package kill
 
 import "fmt"
@@ -55,8 +57,8 @@ type Decision struct {
 }
 
 // Decide chooses how to kill the run r describes. It is pure: it reads
-// neither /proc nor the clock, and it signals nothing. The rules, in the
-// order they are checked (the first that matches decides):
+// neither the process table nor the clock, and it signals nothing. The
+// rules, in the order they are checked (the first that matches decides):
 //
 //  1. show_level: a show-level record (Kind "show") is refused with
 //     [CodeShowKillUnsupported], whatever else it carries. Show-level kill

@@ -1,10 +1,13 @@
+//go:build unix
+
 // Package kill implements job.kill: stopping a run the server submitted,
 // without ever stopping processes behind the back of the CLI's lifecycle
 // store, and without ever signalling a process that merely inherited a pid.
 //
 // The package knows nothing of MCP or of a particular CLI. It reaches the
 // CLI through a [Runner] (contract C3; package dispatch implements it) and
-// reads process identity from /proc (Linux only).
+// reads process identity from the kernel's process table (/proc on Linux,
+// sysctl kern.proc on macOS and FreeBSD; there is no Windows build).
 //
 // # Policy
 //
@@ -48,10 +51,14 @@
 // created, is signalled directly, by [SignalGroup]: SIGTERM to the group,
 // SIGKILL after a grace, a report of what was signalled and what survived.
 // Before any signal the group's leader is proven to be the process the
-// server started: same pid and same start time (/proc/PID/stat), so a
-// reused pid is never signalled. Where the kernel allows (Linux 6.9), the
-// group is then addressed through a pidfd of the proven leader, which can
-// only ever reach that very group, even after the leader exits.
+// server started: same pid and same start time, so a reused pid is never
+// signalled. Where the kernel allows (Linux 6.9), the group is then
+// addressed through a pidfd of the proven leader, which can only ever reach
+// that very group, even after the leader exits. Elsewhere (older Linux,
+// macOS, FreeBSD) it is addressed by number, kill(-pgid), and re-proven by
+// a witness immediately before each signal; the window that leaves is
+// documented on the type that does it, and both ways pass the same live
+// process-group tests on Linux.
 //
 // If the leader has exited and been reaped before the kill, the group is not
 // signalled even if members remain: a group id is its leader's pid, reusable

@@ -1,3 +1,5 @@
+//go:build unix
+
 package kill
 
 import (
@@ -20,8 +22,8 @@ const DefaultGrace = 5 * time.Second
 // sleep); past this bound it is reported as a survivor rather than waited for.
 const killSettle = 2 * time.Second
 
-// pollEvery is how often the group's membership is read from /proc while
-// waiting for it to empty.
+// pollEvery is how often the group's membership is read from the process
+// table while waiting for it to empty.
 const pollEvery = 20 * time.Millisecond
 
 // GroupStatus is how a [SignalGroup] call ended.
@@ -47,7 +49,7 @@ const (
 	// are the ones the server started (see [SignalGroup]); they are listed
 	// in Survivors.
 	GroupLeaderGone GroupStatus = "leader_gone"
-	// GroupError: the call failed (invalid group, /proc unreadable, a
+	// GroupError: the call failed (invalid group, process table unreadable, a
 	// signal refused by the kernel, cancelled before any signal); the error
 	// is returned too, and Sent lists what had been sent by then.
 	GroupError GroupStatus = "error"
@@ -56,9 +58,10 @@ const (
 // SignalSent is one signal delivered to the group.
 type SignalSent struct {
 	Signal string `json:"signal"` // "SIGTERM" or "SIGKILL"
-	// Members are the group's live members read from /proc just before the
-	// signal was sent. A process forked in that instant is signalled too
-	// (the signal goes to the group) but may be missing from this list.
+	// Members are the group's live members read from the process table just
+	// before the signal was sent. A process forked in that instant is
+	// signalled too (the signal goes to the group) but may be missing from
+	// this list.
 	Members []int `json:"members"`
 }
 
@@ -354,91 +357,22 @@ func checkLeader(g Group) (*leaderLoss, error) {
 	return nil, nil
 }
 
-// pidfdSignalProcessGroup is PIDFD_SIGNAL_PROCESS_GROUP (linux/pidfd.h,
-// Linux 6.9): signal the process group whose id is the pidfd's pid.
-const pidfdSignalProcessGroup = 1 << 2
-
-// pidfdGroup addresses the group through a pidfd of its leader. The kernel
-// signals the group whose id is the pidfd's struct pid; that struct outlives
-// the leader while the group has members, and a later process that receives
-// the same number gets a new struct, so the pidfd can only ever reach the
-// recorded group.
-type pidfdGroup struct {
-	fd   int
-	pgid int
-}
-
-func openPidfdGroup(g Group) (groupHandle, *leaderLoss, error) {
-	fd, err := unix.PidfdOpen(g.Leader.PID, 0)
-	switch {
-	case errors.Is(err, unix.ENOSYS):
-		return nil, nil, errPidfdUnsupported
-	case errors.Is(err, unix.ESRCH), errors.Is(err, unix.EINVAL):
-		// No process holds the pid (EINVAL: the number is still in use,
-		// as a group id or a thread id, but not by a process). /proc says
-		// whether it was reused.
-		loss, cerr := checkLeader(g)
-		if cerr == nil && loss == nil {
-			return nil, nil, fmt.Errorf("pidfd_open(%d): %v, yet /proc shows the recorded leader", g.Leader.PID, err)
-		}
-		return nil, loss, cerr
-	case err != nil:
-		return nil, nil, fmt.Errorf("pidfd_open(%d): %w", g.Leader.PID, err)
-	}
-	// The pidfd refers to whichever process held the pid when it was
-	// opened. If /proc now shows the recorded start time, that process is
-	// the leader: the leader started before the open and still holds the
-	// pid, and a pid is held by one process at a time.
-	loss, err := checkLeader(g)
-	if err != nil || loss != nil {
-		unix.Close(fd)
-		return nil, loss, err
-	}
-	// Signal 0 sends nothing: it probes whether the kernel knows the flag.
-	switch err := unix.PidfdSendSignal(fd, 0, nil, pidfdSignalProcessGroup); {
-	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
-		unix.Close(fd)
-		return nil, nil, errPidfdUnsupported
-	}
-	return &pidfdGroup{fd: fd, pgid: g.PGID}, nil, nil
-}
-
-func (p *pidfdGroup) method() string { return "pidfd" }
-
-func (p *pidfdGroup) send(out *GroupOutcome, sig unix.Signal) error {
-	members, _ := liveMembers(p.pgid)
-	err := unix.PidfdSendSignal(p.fd, sig, nil, pidfdSignalProcessGroup)
-	switch {
-	case errors.Is(err, unix.ESRCH):
-		return errGroupGone
-	case err != nil:
-		return fmt.Errorf("%s through the leader's pidfd: %w", signalName(sig), err)
-	}
-	out.Sent = append(out.Sent, SignalSent{Signal: signalName(sig), Members: members})
-	return nil
-}
-
-func (p *pidfdGroup) members() (bool, []int, error) {
-	members, err := liveMembers(p.pgid)
-	if err != nil || len(members) == 0 {
-		return err == nil, members, err
-	}
-	// Members under this number may belong to a later group that reused
-	// it; the pidfd knows whether the recorded group still has anyone.
-	if errors.Is(unix.PidfdSendSignal(p.fd, 0, nil, pidfdSignalProcessGroup), unix.ESRCH) {
-		return true, []int{}, nil
-	}
-	return false, members, nil
-}
-
-func (p *pidfdGroup) close() { unix.Close(p.fd) }
-
 // pgidGroup addresses the group by number, kill(-pgid, sig). A number can be
 // reused once its group empties, so before every signal the group is
 // re-proven by a witness: the leader holding its pid, or a process seen in
 // the group while the leader was proven, still alive (or a zombie) with the
 // same start time and still in the group. A living member keeps the group
 // from emptying, so the number still names the recorded group.
+//
+// This is how every group is signalled on macOS and FreeBSD (no pidfd), and
+// on Linux before 6.9. It leaves one window, which the pidfd path does not:
+// between the proof and the kill(2) (microseconds: one read of the process
+// table), every witness could exit, the group empty, the pid counter wrap
+// around, and an unrelated process become leader of a new group with the
+// same number, which the signal would then reach. Each step needs the one
+// before it to happen inside that window, and the pid counter to pass
+// through its whole range (at least pid_max, 99,998 on macOS) there as well;
+// nothing short of a kernel-held reference (a pidfd) closes it entirely.
 type pgidGroup struct {
 	g         Group
 	witnesses []Identity // members seen while the leader was proven

@@ -1,3 +1,5 @@
+//go:build unix
+
 package kill
 
 import (
@@ -14,20 +16,6 @@ import (
 
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
-
-// pidfdGroupSupported reports whether this kernel signals groups through a
-// pidfd (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9).
-func pidfdGroupSupported(t *testing.T) bool {
-	fd, err := unix.PidfdOpen(os.Getpid(), 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fd)
-	// This process leads no group, so a kernel that knows the flag finds
-	// no group to probe (ESRCH); one that does not rejects it (EINVAL).
-	err = unix.PidfdSendSignal(fd, 0, nil, pidfdSignalProcessGroup)
-	return err == nil || errors.Is(err, unix.ESRCH)
-}
 
 // addressings runs f once per way of addressing a group: through the
 // leader's pidfd (when the kernel supports it) and by number, the fallback

@@ -1,3 +1,5 @@
+//go:build unix
+
 package kill
 
 import (
@@ -29,11 +31,10 @@ func TestMain(m *testing.M) {
 		runNode(spec, os.Getenv("KILLTEST_DIR"))
 		return
 	}
-	// Orphans of the trees are reparented to this process rather than to
-	// PID 1 (which, in containers, may never reap them), so cleanup can
-	// reap them by pid.
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		fmt.Fprintln(os.Stderr, "kill tests: PR_SET_CHILD_SUBREAPER:", err)
+	// Orphans of the trees are reparented to this process where the
+	// platform allows it, so cleanup can reap them by pid.
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "kill tests: becoming the subreaper:", err)
 		os.Exit(2)
 	}
 	code := m.Run()

@@ -1,3 +1,5 @@
+//go:build unix
+
 package kill
 
 import (
@@ -8,8 +10,9 @@ import (
 )
 
 // Identity names one process for its whole life: its pid and its start time
-// (clock ticks since boot, field 22 of /proc/PID/stat). A pid alone is not an
-// identity, because the kernel reuses pids.
+// (clock ticks since boot on Linux, microseconds since the epoch on macOS
+// and FreeBSD; compared for equality only). A pid alone is not an identity,
+// because the kernel reuses pids.
 //
 // Identity is an alias so that callers outside this module can build one.
 type Identity = procid.Identity

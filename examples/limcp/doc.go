@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command limcp is the reference CLI of verbsurface: it starts agent runs
 // in the background, records their lifecycle durably in SQLite, and reports
 // every result as one machine-readable JSON object with --json. See

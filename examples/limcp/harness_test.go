@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +24,7 @@ import (
 // a temporary directory. Each test gets its own state home, and every
 // process a test starts carries LIMCP_E2E_TAG=<home> in its environment
 // (workers and providers inherit it), so cleanup finds and kills all of
-// them and "no process survived" is a question /proc can answer.
+// them and "no process survived" is a question the process table can answer.
 
 var limcpBin string
 
@@ -320,8 +323,8 @@ func (e *env) assertNoProcesses(within time.Duration) {
 		if time.Now().After(deadline) {
 			var desc []string
 			for _, pid := range pids {
-				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-				desc = append(desc, fmt.Sprintf("%d: %s", pid, strings.ReplaceAll(string(b), "\x00", " ")))
+				b, _ := exec.Command("ps", "-o", "command=", "-p", strconv.Itoa(pid)).Output()
+				desc = append(desc, fmt.Sprintf("%d: %s", pid, strings.TrimSpace(string(b))))
 			}
 			e.t.Fatalf("processes survive:\n%s", strings.Join(desc, "\n"))
 		}

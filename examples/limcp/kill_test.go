@@ -1,10 +1,11 @@
+//go:build unix
+
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
+	"errors"
 	"sort"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
 type killReport struct {
@@ -126,7 +128,7 @@ func TestKillPartialIsReportedEntityByEntity(t *testing.T) {
 	// still proves its group (and kill would rightly stop the group); the
 	// refusal is about a leader that is gone for good.
 	for deadline := time.Now().Add(15 * time.Second); ; {
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", *r.PID)); os.IsNotExist(err) {
+		if _, err := procid.ReadStat(*r.PID); errors.Is(err, procid.ErrGone) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -9,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
 // TestMCPSubmitWaitOutput is the newcomer's path, over stdio and over
@@ -201,24 +203,8 @@ func TestMCPDisconnectMidWaitLeavesRunRunning(t *testing.T) {
 
 // groupMembers lists live processes whose process group is pgid.
 func groupMembers(pgid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(b), ')')
-		f := strings.Fields(string(b)[i+2:])
-		if len(f) > 3 && f[0] != "Z" && f[0] != "X" && f[2] == strconv.Itoa(pgid) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	members, _ := procid.GroupMembers(pgid)
+	return members
 }
 
 // TestMCPKillPlayLeavesNoProcess: a play (discovered through its

@@ -1,89 +1,60 @@
+//go:build unix
+
 package procid
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
 // Identity names one process for its whole life.
 type Identity struct {
-	PID       int    `json:"pid"`
-	StartTime uint64 `json:"start_time"` // clock ticks since boot, /proc/PID/stat field 22
+	PID int `json:"pid"`
+	// StartTime is when the process started, in the platform's own unit:
+	// clock ticks since boot on Linux (/proc/PID/stat field 22),
+	// microseconds since the epoch on macOS and FreeBSD (kinfo_proc's start
+	// timeval). It is compared for equality only, and only on the machine
+	// that recorded it; zero means "not recorded".
+	StartTime uint64 `json:"start_time"`
 }
 
-// Stat is the part of /proc/PID/stat this module uses.
+// Stat is what this module reads about one process.
 type Stat struct {
-	PID       int
-	State     byte // R, S, D, Z, T, ...
+	PID int
+	// State is the scheduler state as a letter in /proc's alphabet: R, S, D,
+	// T, Z (exited, not yet reaped), X, I, ... The BSD process states are
+	// mapped onto it (see fromKinfo); only 'Z' and 'X' carry meaning here.
+	State     byte
 	PPID      int
 	PGID      int
-	SID       int
-	StartTime uint64
+	SID       int    // from ReadStat; 0 in Live's listing on macOS (kinfo_proc has none)
+	StartTime uint64 // see Identity.StartTime
 }
 
 // ErrGone reports that no process with the pid exists.
 var ErrGone = errors.New("process does not exist")
 
-// ReadStat reads /proc/PID/stat. It returns an error wrapping [ErrGone] when
-// the process does not exist.
+// processTable is the platform seam of this package: how one process's
+// Stat is read and how every process is listed. procfs (Linux) and
+// sysctlTable (macOS, FreeBSD) implement it, one file each; everything
+// above it (the identity rule, group membership) is shared.
+type processTable interface {
+	// stat reads one process; an error wrapping ErrGone when pid does not
+	// exist.
+	stat(pid int) (Stat, error)
+	// each calls fn for every process, zombies included; a process that
+	// exits while the table is being listed may be skipped.
+	each(fn func(Stat)) error
+}
+
+// ReadStat reads the process pid. It returns an error wrapping [ErrGone]
+// when the process does not exist.
 func ReadStat(pid int) (Stat, error) {
 	if pid <= 0 {
 		return Stat{}, fmt.Errorf("procid: invalid pid %d", pid)
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		// ESRCH: the process exited between open and read.
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			return Stat{}, fmt.Errorf("procid: pid %d: %w", pid, ErrGone)
-		}
-		return Stat{}, fmt.Errorf("procid: pid %d: %w", pid, err)
-	}
-	return parseStat(pid, b)
-}
-
-// parseStat parses the stat line. The command name (field 2) is in
-// parentheses and may itself contain spaces and parentheses, so fields are
-// counted from the last ')'.
-func parseStat(pid int, b []byte) (Stat, error) {
-	end := bytes.LastIndexByte(b, ')')
-	if end < 0 || end+2 > len(b) {
-		return Stat{}, fmt.Errorf("procid: pid %d: malformed stat line", pid)
-	}
-	f := strings.Fields(string(b[end+2:]))
-	// f[0] is field 3 (state); field N is f[N-3].
-	if len(f) < 20 {
-		return Stat{}, fmt.Errorf("procid: pid %d: stat line has %d fields after the name, want at least 20", pid, len(f))
-	}
-	st := Stat{PID: pid, State: f[0][0]}
-	var err error
-	num := func(s string) int {
-		n, e := strconv.Atoi(s)
-		if e != nil && err == nil {
-			err = e
-		}
-		return n
-	}
-	st.PPID = num(f[1])
-	st.PGID = num(f[2])
-	st.SID = num(f[3])
-	// A start time that does not parse is an error, never zero: Check would
-	// read zero as a different process ("gone"), and a caller may reap a
-	// run on that.
-	start, serr := strconv.ParseUint(f[19], 10, 64)
-	if err == nil {
-		err = serr
-	}
-	st.StartTime = start
-	if err != nil {
-		return Stat{}, fmt.Errorf("procid: pid %d: malformed stat line: %v", pid, err)
-	}
-	return st, nil
+	return system.stat(pid)
 }
 
 // Of returns the identity of the running process pid.
@@ -95,7 +66,7 @@ func Of(pid int) (Identity, error) {
 	return Identity{PID: pid, StartTime: st.StartTime}, nil
 }
 
-// Evidence is what /proc says about a recorded identity.
+// Evidence is what the process table says about a recorded identity.
 type Evidence string
 
 const (
@@ -105,8 +76,8 @@ const (
 	// holds the pid (start time differs), or it is a zombie (it has exited
 	// and only awaits reaping).
 	Gone Evidence = "gone"
-	// Unknown: /proc could not be read for a reason other than absence,
-	// or the identity is incomplete. Never treat Unknown as Gone.
+	// Unknown: the process table could not be read for a reason other than
+	// absence, or the identity is incomplete. Never treat Unknown as Gone.
 	Unknown Evidence = "unknown"
 )
 
@@ -116,6 +87,13 @@ func Check(id Identity) Evidence {
 		return Unknown
 	}
 	st, err := ReadStat(id.PID)
+	return judge(id, st, err)
+}
+
+// judge is the identity rule, apart from how the process was read: only
+// the same pid with the same start time, not yet exited, is the recorded
+// process; absence is proof of gone, any other read failure proves nothing.
+func judge(id Identity, st Stat, err error) Evidence {
 	switch {
 	case errors.Is(err, ErrGone):
 		return Gone
@@ -123,11 +101,14 @@ func Check(id Identity) Evidence {
 		return Unknown
 	case st.StartTime != id.StartTime:
 		return Gone
-	case st.State == 'Z' || st.State == 'X':
+	case exited(st):
 		return Gone
 	}
 	return Alive
 }
+
+// exited reports a process that has ended and only awaits reaping.
+func exited(st Stat) bool { return st.State == 'Z' || st.State == 'X' }
 
 // GroupMembers lists the pids whose process group is pgid and that have not
 // exited (zombies are left out: they hold no resources a signal could free,
@@ -136,7 +117,7 @@ func Check(id Identity) Evidence {
 //
 // The common question "has the group emptied?" costs one system call:
 // kill(-pgid, 0) sends nothing, and its ESRCH means no process, not even a
-// zombie, is in the group. Only otherwise is every /proc entry read. To ask
+// zombie, is in the group. Only otherwise is the process table read. To ask
 // about many groups at once, use [GroupSizes].
 func GroupMembers(pgid int) ([]int, error) {
 	if pgid <= 0 {
@@ -156,8 +137,9 @@ func GroupMembers(pgid int) ([]int, error) {
 }
 
 // GroupSizes maps every process group to its number of live (non-zombie)
-// members, from one pass over /proc. A caller checking many recorded groups
-// at once asks this once rather than [GroupMembers] per group.
+// members, from one pass over the process table. A caller checking many
+// recorded groups at once asks this once rather than [GroupMembers] per
+// group.
 func GroupSizes() (map[int]int, error) {
 	sizes := map[int]int{}
 	err := eachLive(func(st Stat) { sizes[st.PGID]++ })
@@ -167,23 +149,19 @@ func GroupSizes() (map[int]int, error) {
 	return sizes, nil
 }
 
-// eachLive calls fn with the stat of every process in /proc that has not
-// exited. A process that exits while /proc is being listed is skipped.
+// Live lists every process that has not exited, from one pass over the
+// process table (for tests that must find every process they started).
+func Live() ([]Stat, error) {
+	var out []Stat
+	err := eachLive(func(st Stat) { out = append(out, st) })
+	return out, err
+}
+
+// eachLive calls fn with the stat of every process that has not exited.
 func eachLive(fn func(Stat)) error {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return fmt.Errorf("procid: listing /proc: %w", err)
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue // not a process: /proc/self, /proc/meminfo, ...
+	return system.each(func(st Stat) {
+		if !exited(st) {
+			fn(st)
 		}
-		st, err := ReadStat(pid)
-		if err != nil || st.State == 'Z' || st.State == 'X' {
-			continue
-		}
-		fn(st)
-	}
-	return nil
+	})
 }

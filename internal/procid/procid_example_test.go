@@ -1,3 +1,5 @@
+//go:build unix
+
 package procid_test
 
 import (
@@ -44,4 +46,19 @@ func ExampleGroupMembers() {
 	// Output:
 	// 1 true
 	// 0
+}
+
+// Live lists every running process, this one included.
+func ExampleLive() {
+	all, err := procid.Live()
+	if err != nil {
+		panic(err)
+	}
+	found := false
+	for _, st := range all {
+		found = found || st.PID == os.Getpid()
+	}
+	fmt.Println(found)
+	// Output:
+	// true
 }

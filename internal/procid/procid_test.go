@@ -1,3 +1,5 @@
+//go:build unix
+
 package procid
 
 import (
@@ -6,35 +8,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
-
-func TestParseStatNameWithParens(t *testing.T) {
-	line := []byte("4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 18446744073709551615\n")
-	st, err := parseStat(4242, line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.State != 'S' || st.PPID != 1 || st.PGID != 4242 || st.SID != 4242 || st.StartTime != 987654 {
-		t.Fatalf("parseStat = %+v", st)
-	}
-}
-
-// A malformed line is an error, never a Stat with zero fields: a zero start
-// time would make Check call a live process gone.
-func TestParseStatRefusesMalformedLines(t *testing.T) {
-	for name, line := range map[string]string{
-		"no closing parenthesis":  "4242 (name S 1 4242 4242",
-		"too few fields":          "4242 (name) S 1 4242 4242 0",
-		"start time not a number": "4242 (name) S 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 soon 1000 100 1\n",
-		"pgid not a number":       "4242 (name) S 1 grp 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 1\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			if st, err := parseStat(4242, []byte(line)); err == nil {
-				t.Fatalf("parseStat = %+v, nil; want an error", st)
-			}
-		})
-	}
-}
 
 func TestSelfIsAlive(t *testing.T) {
 	id, err := Of(os.Getpid())
@@ -180,5 +156,51 @@ func BenchmarkGroupMembers(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Live lists a running process and leaves out a zombie.
+func TestLive(t *testing.T) {
+	cmd := startGroup(t)
+	pid := cmd.Process.Pid
+	has := func() bool {
+		all, err := Live()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range all {
+			if st.PID == pid {
+				return true
+			}
+		}
+		return false
+	}
+	if !has() {
+		t.Fatalf("Live() misses running pid %d", pid)
+	}
+	cmd.Process.Kill()
+	awaitZombie(t, pid)
+	if has() {
+		t.Fatalf("Live() lists zombie pid %d", pid)
+	}
+}
+
+// The table's answer about this process agrees with what the process asks
+// the kernel directly: on a Mac or FreeBSD host this pins the kinfo_proc
+// field mapping, on Linux the /proc parser.
+func TestReadStatSelfAgreesWithTheKernel(t *testing.T) {
+	st, err := ReadStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PID != os.Getpid() || st.PPID != os.Getppid() || st.PGID != syscall.Getpgrp() || st.SID != sid || st.State == 'Z' || st.StartTime == 0 {
+		t.Fatalf("ReadStat(self) = %+v; want pid %d ppid %d pgid %d sid %d, running, a start time", st, os.Getpid(), os.Getppid(), syscall.Getpgrp(), sid)
+	}
+	if _, err := ReadStat(0); err == nil {
+		t.Error("ReadStat(0) = nil error; want invalid pid")
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package fromargparse
 
 import (
@@ -10,19 +12,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
 // processGone reports whether pid has exited (a zombie awaiting its reaper
 // counts as gone: it runs nothing).
 func processGone(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
+	st, err := procid.ReadStat(pid)
+	return err != nil || st.State == 'Z' || st.State == 'X'
 }
 
 func waitGone(t *testing.T, pid int) {

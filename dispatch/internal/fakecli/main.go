@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command fakecli is a deliberately misbehaving CLI for the dispatch tests:
 // the first argument selects what it does (see the switch in main). The
 // tests build it once per run with `go build`, so every case exercises a real

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package dispatchcheck holds only tests: it runs package kill's executor
 // over the real dispatch runner against the fixture CLI, to show the two
 // agree on contract C3. It lives apart from package kill so that kill's own

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command fixturecli behaves like a CLI's `kill --json` for the tests of
 // package kill. It accepts exactly the reference kill argv,
 //

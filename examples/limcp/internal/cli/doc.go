@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package cli is limcp's command line: the cobra tree, machine mode, and
 // the mapping of every failure to one machine-result error.
 //

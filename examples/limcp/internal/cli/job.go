@@ -1,3 +1,5 @@
+//go:build unix
+
 package cli
 
 import (
@@ -253,7 +255,7 @@ func (a *app) jobObserveCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "observe IDS...",
 		Short: "observe records with process evidence (what job.wait polls); reaps runs whose process is gone",
-		Long: `Observe each id: its record and what /proc says about its process. A started
+		Long: `Observe each id: its record and what the process table says about its process. A started
 run whose process is conclusively gone with no end recorded is moved to failed
 (run.failed.process_gone) by compare-and-set: the fenced reap. Unknown and
 ambiguous ids are per-id errors, not a failure of the command.`,

@@ -1,6 +1,9 @@
+//go:build unix
+
 // Package e2e is the shared support of limcp's end-to-end tests: it builds
 // the real binary once per test run and finds every process a test started,
-// so "no process survived" is a question /proc can answer. It is imported
+// so "no process survived" is a question the process table can answer
+// (procid for the list, environ for each environment, one file per platform). It is imported
 // only by tests.
 //
 // Every process a test starts carries TagVar=<the test's state home> in its
@@ -13,9 +16,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
 // TagVar marks the processes of one test: its value is the test's home.
@@ -42,28 +46,26 @@ func Build() (bin string, cleanup func(), err error) {
 }
 
 // Tagged lists the live (non-zombie) processes, other than this one, whose
-// environment carries TagVar=tag.
+// environment carries TagVar=tag. A process whose environment cannot be
+// read (one that exited meanwhile, or another user's) is not listed.
 func Tagged(tag string) []int {
-	want := []byte(TagVar + "=" + tag + "\x00")
-	ents, _ := os.ReadDir("/proc")
+	want := []byte("\x00" + TagVar + "=" + tag + "\x00")
+	all, err := procid.Live()
+	if err != nil {
+		panic(fmt.Sprintf("e2e: listing processes: %v", err)) // never a silent "none survived"
+	}
 	var out []int
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil || pid == os.Getpid() {
+	for _, st := range all {
+		if st.PID == os.Getpid() {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
-		if err != nil || !bytes.Contains(append(b, 0), want) {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		env, err := environ(st.PID)
 		if err != nil {
 			continue
 		}
-		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
-			continue
+		if bytes.Contains(append(append([]byte{0}, env...), 0), want) {
+			out = append(out, st.PID)
 		}
-		out = append(out, pid)
 	}
 	return out
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package notify is limcp's terminal notify: when a run ends, however it
 // ends, its end is announced once, after it is durably recorded, to a
 // command and/or a loopback URL — without ever delaying or altering the

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package run is limcp's execution side: submitting runs, the detached
 // worker that executes them, observing them (with the fenced reap) and
 // killing them transitively.
@@ -16,7 +18,7 @@
 //
 // # The worker
 //
-// The worker records its identity (pid, pgid, and start time from /proc)
+// The worker records its identity (pid, pgid, and start time from the process table)
 // while moving the record preparing → running (phase started) in one
 // compare-and-set; if the record is already terminal (killed while
 // preparing) it exits without running anything. Then, by kind:
@@ -43,7 +45,7 @@
 // # Observing and the fenced reap
 //
 // [Observer] implements wait.Observer over the store. Process evidence is
-// the recorded identity checked against /proc: alive; gone when the leader
+// the recorded identity checked against the process table: alive; gone when the leader
 // is gone and its process group is empty; unknown otherwise (never treated
 // as gone; a gone leader with live group members is also possibly
 // orphaned). A started record whose process is conclusively gone with no

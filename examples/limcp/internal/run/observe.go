@@ -1,3 +1,5 @@
+//go:build unix
+
 package run
 
 import (
@@ -85,7 +87,7 @@ func (o *Observer) observe(ctx context.Context, asGiven string, rec store.Record
 	}
 }
 
-// evidence is what /proc says about the record's process, in this order:
+// evidence is what the process table says about the record's process, in this order:
 //
 //  1. a show has no process: alive if any of its open plays is alive, else
 //     unknown;
@@ -136,7 +138,7 @@ func (o *Observer) evidence(ctx context.Context, rec store.Record, groups *group
 	return wait.ProcessGone, false
 }
 
-// groupTable counts live members per process group, reading /proc once per
+// groupTable counts live members per process group, reading the process table once per
 // observation call and only if some record needs it.
 type groupTable struct {
 	once   sync.Once

@@ -1,3 +1,5 @@
+//go:build unix
+
 package run
 
 import (
@@ -18,7 +20,7 @@ import (
 //
 // Why not kill.SignalGroup: that stops a whole group from outside and by
 // design refuses the caller's own group; here the worker must survive to
-// record the end. Every pid it signals is read from /proc as a member of
+// record the end. Every pid it signals is read from the process table as a member of
 // this very group (which exists while the worker, its leader, lives), so no
 // stranger can be hit.
 func stopOwnGroupOthers(grace time.Duration, exited <-chan error) {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package server is limcp's MCP server face, `limcp mcp`: the packages of
 // verbsurface assembled over limcp's own command tree.
 //
@@ -33,9 +35,11 @@
 // shorten the time from a run's end to the wait's return; polling stays
 // the correctness path:
 //
-//   - a change signal on the store, read without opening it: inotify on the
-//     state home for writes to state.db and state.db-wal (a session that
-//     only reads modifies neither), with a stat-polling fallback;
+//   - a change signal on the store, read without opening it: kernel file
+//     events on the state home (through fsnotify: inotify on Linux, kqueue
+//     on macOS and FreeBSD) for writes to state.db and state.db-wal (a
+//     session that only reads modifies neither), with a stat-polling
+//     fallback;
 //   - terminal notifications (issue 9): the server listens on a loopback
 //     HTTP endpoint with an unguessable path and sets [NotifyURLEnv] in the
 //     environment of every command it runs, so the runs it submits notify

@@ -1,3 +1,5 @@
+//go:build unix
+
 package server
 
 import (
@@ -285,7 +287,7 @@ func (s *Server) NotifyURL() string {
 type WakeStats struct {
 	StoreSignals  int64  `json:"store_signals"`
 	Notifications int64  `json:"notifications"`
-	StoreWatch    string `json:"store_watch"` // "inotify", "polling" or "off"
+	StoreWatch    string `json:"store_watch"` // "inotify" (Linux), "kqueue" (macOS, FreeBSD), "polling" or "off"
 }
 
 // WakeStats returns the wake counters.

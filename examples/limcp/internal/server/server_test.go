@@ -1,3 +1,5 @@
+//go:build unix
+
 package server_test
 
 import (
@@ -243,13 +245,13 @@ func TestWaitWakesEarly(t *testing.T) {
 	// into a 5 s interval, that is ~3.5 s after the end. 1.5 s of slack for
 	// a loaded machine still fails a poll-only server.
 	const bound = 1500 * time.Millisecond
-	t.Run("store signal, inotify", func(t *testing.T) {
+	t.Run("store signal, "+server.WatchEvents, func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, func(o *server.Options) { o.NoNotify = true })
 		late := lateness(t, f, "1500ms", 5, nil)
 		st := f.srv.WakeStats()
 		t.Logf("answer %v after the end; %+v", late, st)
-		if late > bound || st.StoreSignals == 0 || st.StoreWatch != "inotify" {
+		if late > bound || st.StoreSignals == 0 || st.StoreWatch != server.WatchEvents {
 			t.Fatalf("answer %v after the run's end (bound %v); wake stats %+v", late, bound, st)
 		}
 	})
@@ -342,7 +344,7 @@ func TestCLINotifyWakesWait(t *testing.T) {
 func TestStoreSignalIgnoresReads(t *testing.T) {
 	t.Parallel()
 	for _, polling := range []bool{false, true} {
-		name := map[bool]string{false: "inotify", true: "polling"}[polling]
+		name := map[bool]string{false: server.WatchEvents, true: "polling"}[polling]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, func(o *server.Options) { o.StorePolling = polling })
@@ -391,7 +393,7 @@ func TestStoreSignalIgnoresReads(t *testing.T) {
 }
 
 // TestStoreSignalHomeCreatedLater: a home that does not exist yet is
-// polled, and watched with inotify once it appears.
+// polled, and watched through kernel events once it appears.
 func TestStoreSignalHomeCreatedLater(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
@@ -408,7 +410,7 @@ func TestStoreSignalHomeCreatedLater(t *testing.T) {
 	}
 	f.cli("team", "create", "t")
 	deadline := time.Now().Add(5 * time.Second)
-	for st := srv.WakeStats(); st.StoreWatch != "inotify" || st.StoreSignals == 0; st = srv.WakeStats() {
+	for st := srv.WakeStats(); st.StoreWatch != server.WatchEvents || st.StoreSignals == 0; st = srv.WakeStats() {
 		if time.Now().After(deadline) {
 			t.Fatalf("the home was created and written, but: %+v", st)
 		}

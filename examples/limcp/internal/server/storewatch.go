@@ -1,74 +1,84 @@
+//go:build unix
+
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // The change signal on the lifecycle store (DESIGN 4.6): the server learns
 // that the store may have changed without opening it, let alone writing it.
 //
 // What counts as a change was measured on limcp's store (SQLite in WAL
-// mode): a transaction that writes appends frames to "state.db-wal"
-// (IN_MODIFY on it), and the last connection to close copies them into
-// "state.db" (IN_MODIFY on it) before deleting the WAL. A session that only
+// mode): a transaction that writes appends frames to "state.db-wal" (a
+// write to it), and the last connection to close copies them into
+// "state.db" (a write to it) before deleting the WAL. A session that only
 // reads — every `limcp job observe` this server runs, for instance — creates
-// and deletes the -wal and -shm files and closes state.db, but modifies
-// neither state.db nor state.db-wal. So the signal is IN_MODIFY (or a file
-// renamed into place, IN_MOVED_TO) on exactly those two names: a wait's own
-// observations never wake it, and each real write causes at most two wakes
-// (its frames, then their checkpoint).
+// and deletes the -wal and -shm files and closes state.db, but writes
+// neither state.db nor state.db-wal. So the signal is a write to exactly
+// those two names, or state.db itself appearing (created, or renamed into
+// place): a wait's own observations never wake it, and each real write
+// causes at most two wakes (its frames, then their checkpoint).
 //
-// inotify needs the directory to exist and a watch to be available; when
-// either is missing the watcher polls the two files' size and modification
-// time instead, and keeps trying to set the watch up. Polling the files
-// ignores an empty WAL, which is what a read-only session leaves for a
-// moment.
+// The events come from the kernel through github.com/fsnotify/fsnotify,
+// watching the state home directory: inotify on Linux, kqueue on macOS and
+// FreeBSD (which watches each file of the directory too, so a write inside
+// a file is seen there as well). Watching needs the directory to exist and
+// the kernel to grant a watch; when either is missing, or the directory
+// goes away, the watcher polls the two files' size and modification time
+// instead, and keeps trying to set the watch up. Polling the files ignores
+// an empty WAL, which is what a read-only session leaves for a moment.
 
 const (
 	// storePollEvery is the fallback's sampling period.
 	storePollEvery = 100 * time.Millisecond
-	// inotifyRetryEvery is how often the fallback retries inotify.
-	inotifyRetryEvery = time.Second
+	// watchRetryEvery is how often the fallback retries the event watch.
+	watchRetryEvery = time.Second
 )
 
-// Watch modes, as reported by storeWatcher.mode.
-const (
-	watchInotify = "inotify"
-	watchPolling = "polling"
-)
+// Watch modes, as reported by storeWatcher.mode: the kernel's event
+// mechanism by name ("inotify" on Linux, "kqueue" on macOS and the BSDs,
+// see watchEvents), or the fallback.
+const watchPolling = "polling"
+
+// watchEvents names the mechanism fsnotify uses on this platform.
+var watchEvents = map[string]string{"linux": "inotify", "darwin": "kqueue", "freebsd": "kqueue",
+	"openbsd": "kqueue", "netbsd": "kqueue", "dragonfly": "kqueue", "illumos": "fen", "solaris": "fen"}[runtime.GOOS]
 
 type storeWatcher struct {
-	dir       string
-	names     map[string]bool // base names whose modification is a change
-	onChange  func()
-	noInotify bool // tests: force the polling fallback
+	dir      string
+	names    map[string]bool // base names whose modification is a change
+	created  string          // the base name whose appearance is a change: the store file
+	onChange func()
+	noEvents bool // tests (and --store-polling): force the polling fallback
 
 	cancel context.CancelFunc
 	done   chan struct{}
-	mode   atomic.Value // string: watchInotify or watchPolling
+	mode   atomic.Value // string: watchEvents or watchPolling
 }
 
 // watchStore starts watching the store file dbFile (an absolute path) for
 // writes and calls onChange for each batch of changes it sees. Stop it with
 // close.
-func watchStore(dbFile string, onChange func(), noInotify bool) *storeWatcher {
+func watchStore(dbFile string, onChange func(), noEvents bool) *storeWatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	base := filepath.Base(dbFile)
 	w := &storeWatcher{
-		dir:       filepath.Dir(dbFile),
-		names:     map[string]bool{base: true, base + "-wal": true},
-		onChange:  onChange,
-		noInotify: noInotify,
-		cancel:    cancel,
-		done:      make(chan struct{}),
+		dir:      filepath.Dir(dbFile),
+		names:    map[string]bool{base: true, base + "-wal": true},
+		created:  base,
+		onChange: onChange,
+		noEvents: noEvents || watchEvents == "",
+		cancel:   cancel,
+		done:     make(chan struct{}),
 	}
 	w.mode.Store(watchPolling)
 	go w.run(ctx)
@@ -85,81 +95,75 @@ func (w *storeWatcher) currentMode() string { return w.mode.Load().(string) }
 func (w *storeWatcher) run(ctx context.Context) {
 	defer close(w.done)
 	for ctx.Err() == nil {
-		if !w.noInotify {
-			if err := w.inotify(ctx); err == nil {
+		if !w.noEvents {
+			if err := w.events(ctx); err == nil {
 				return // ctx ended
 			}
 		}
 		w.mode.Store(watchPolling)
-		w.poll(ctx, inotifyRetryEvery)
+		w.poll(ctx, watchRetryEvery)
 	}
 }
 
 var errWatchLost = errors.New("the watched directory went away")
 
-// inotify watches the directory until ctx ends (nil) or the watch cannot
+// events watches the directory until ctx ends (nil) or the watch cannot
 // be set up or is lost (an error: fall back to polling).
-func (w *storeWatcher) inotify(ctx context.Context) error {
-	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+func (w *storeWatcher) events(ctx context.Context) error {
+	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
-	// A non-blocking descriptor handed to os.NewFile is served by the
-	// runtime's poller, so Close unblocks a pending Read.
-	f := os.NewFile(uintptr(fd), "inotify")
-	const mask = syscall.IN_MODIFY | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF
-	if _, err := syscall.InotifyAddWatch(fd, w.dir, mask); err != nil {
-		f.Close()
+	defer fw.Close()
+	if err := fw.Add(w.dir); err != nil {
 		return err
 	}
-	w.mode.Store(watchInotify)
-	stop := context.AfterFunc(ctx, func() { f.Close() })
-	defer stop()
-	buf := make([]byte, 16<<10)
+	w.mode.Store(watchEvents)
 	for {
-		n, err := f.Read(buf)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return errWatchLost
 			}
-			f.Close()
+			changed, lost := w.classify(ev)
+			if changed {
+				w.onChange()
+			}
+			if lost || len(fw.WatchList()) == 0 {
+				return errWatchLost
+			}
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return errWatchLost
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.onChange() // an overflow may have dropped a change: count it as one
+				continue
+			}
 			return err
-		}
-		changed, lost := w.scan(buf[:n])
-		if changed {
-			w.onChange()
-		}
-		if lost {
-			f.Close()
-			return errWatchLost
 		}
 	}
 }
 
-// scan reads a batch of inotify events: whether one of them is a change of
-// a watched name, and whether the watch is gone.
-func (w *storeWatcher) scan(b []byte) (changed, lost bool) {
-	for off := 0; off+syscall.SizeofInotifyEvent <= len(b); {
-		ev := (*syscall.InotifyEvent)(unsafe.Pointer(&b[off]))
-		end := off + syscall.SizeofInotifyEvent + int(ev.Len)
-		if end > len(b) {
-			break
-		}
-		name := b[off+syscall.SizeofInotifyEvent : end]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
-		switch {
-		case ev.Mask&(syscall.IN_IGNORED|syscall.IN_DELETE_SELF|syscall.IN_MOVE_SELF|syscall.IN_Q_OVERFLOW) != 0:
-			// An overflow may have dropped a change: count it as one.
-			changed = changed || ev.Mask&syscall.IN_Q_OVERFLOW != 0
-			lost = lost || ev.Mask&syscall.IN_Q_OVERFLOW == 0
-		case ev.Mask&(syscall.IN_MODIFY|syscall.IN_MOVED_TO) != 0 && w.names[string(name)]:
-			changed = true
-		}
-		off = end
+// classify reads one event: whether it is a change of a watched name, and
+// whether the watch itself is gone (the directory removed or renamed).
+func (w *storeWatcher) classify(ev fsnotify.Event) (changed, lost bool) {
+	if filepath.Clean(ev.Name) == w.dir {
+		return false, ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	}
-	return changed, lost
+	if filepath.Dir(ev.Name) != w.dir {
+		return false, false
+	}
+	name := filepath.Base(ev.Name)
+	switch {
+	case ev.Has(fsnotify.Write) && w.names[name]:
+		return true, false
+	case ev.Has(fsnotify.Create) && name == w.created:
+		return true, false
+	}
+	return false, false
 }
 
 // fileSig is what polling compares: size and modification time.
@@ -197,7 +201,7 @@ func (w *storeWatcher) poll(ctx context.Context, d time.Duration) {
 			w.onChange()
 		}
 		last = sig
-		if !w.noInotify && time.Now().After(deadline) {
+		if !w.noEvents && time.Now().After(deadline) {
 			return
 		}
 	}

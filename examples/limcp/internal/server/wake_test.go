@@ -1,9 +1,13 @@
+//go:build unix
+
 package server
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // TestWakeHubCoalescesWithinTheGap: a burst of signals wakes a wait once;
@@ -57,5 +61,35 @@ func TestWakeHubCoalescesWithinTheGap(t *testing.T) {
 			t.Fatalf("a finished wait is still subscribed (%d)", h.subscribers())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestStoreWatcherClassify: only a write to the store or its WAL, or the
+// store file appearing, is a change; the -wal and -shm a reader creates and
+// deletes, other files of the home, and other directories are not; the
+// home itself going away loses the watch.
+func TestStoreWatcherClassify(t *testing.T) {
+	w := &storeWatcher{dir: "/home/me/.limcp", names: map[string]bool{"state.db": true, "state.db-wal": true}, created: "state.db"}
+	for _, c := range []struct {
+		name          string
+		op            fsnotify.Op
+		changed, lost bool
+	}{
+		{"/home/me/.limcp/state.db", fsnotify.Write, true, false},
+		{"/home/me/.limcp/state.db-wal", fsnotify.Write, true, false},
+		{"/home/me/.limcp/state.db", fsnotify.Create, true, false},
+		{"/home/me/.limcp/state.db-wal", fsnotify.Create, false, false},
+		{"/home/me/.limcp/state.db-wal", fsnotify.Remove, false, false},
+		{"/home/me/.limcp/state.db-shm", fsnotify.Write, false, false},
+		{"/home/me/.limcp/state.db", fsnotify.Chmod, false, false},
+		{"/home/me/.limcp/notify.log", fsnotify.Write, false, false},
+		{"/home/me/.limcp/runs/state.db", fsnotify.Write, false, false},
+		{"/home/me/.limcp", fsnotify.Remove, false, true},
+		{"/home/me/.limcp", fsnotify.Rename, false, true},
+	} {
+		changed, lost := w.classify(fsnotify.Event{Name: c.name, Op: c.op})
+		if changed != c.changed || lost != c.lost {
+			t.Errorf("%s %s: changed %v lost %v; want %v %v", c.op, c.name, changed, lost, c.changed, c.lost)
+		}
 	}
 }

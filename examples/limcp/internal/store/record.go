@@ -101,7 +101,7 @@ type Record struct {
 	ExitCode       *int
 	PID            int // the worker: a session and process-group leader, so PGID == PID
 	PGID           int
-	StartTime      uint64 // /proc/PID/stat field 22, with PID the process identity
+	StartTime      uint64 // the process start time (procid.Identity: platform units), with PID the process identity
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	StartedAt      time.Time

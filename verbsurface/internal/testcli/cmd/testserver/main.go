@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command testserver embeds the verbsurface over the fixture CLI and serves
 // it on stdio: the embedding the package documentation describes, run for
 // real by the tests over the stdio transport. TESTCLI_BIN names the built

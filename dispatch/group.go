@@ -1,9 +1,10 @@
+//go:build unix
+
 package dispatch
 
 import (
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
@@ -13,30 +14,6 @@ import (
 // (uninterruptible sleep) or one the runner may not signal outlasts it; such
 // pids are reported in Result.Survivors instead of blocking forever.
 const killWait = 5 * time.Second
-
-// waitExited blocks until the process pid has exited, WITHOUT reaping it
-// (waitid with WNOWAIT). An exited but unreaped leader keeps its pid, and so
-// the process-group id, from being reused: while the runner has not called
-// Wait, signalling -pgid can only reach the command's own group.
-func waitExited(pid int) error {
-	const (
-		pPID    = 1         // P_PID
-		wNOWAIT = 0x1000000 // WNOWAIT
-	)
-	var info [128]byte // siginfo_t; the runner does not read it
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info)), syscall.WEXITED|wNOWAIT, 0, 0)
-		switch errno {
-		case 0:
-			return nil
-		case syscall.EINTR:
-			continue
-		default:
-			return errno
-		}
-	}
-}
 
 // group is the process group of one command; its id is the leader's pid
 // (the command is started with Setpgid).
@@ -68,10 +45,10 @@ func (g group) stopLeader(deadline time.Time) {
 // group. Zombies do not count: they hold nothing, and one whose parent died
 // may never be reaped (a container's init often does not reap), so waiting
 // for it would cost killWait on every such command. procid.GroupMembers
-// answers the common case, an empty group, with one system call. If /proc
-// cannot be read the answer is yes: assuming a member is left costs a
-// signal to a group that is still ours, assuming none could leave one
-// running.
+// answers the common case, an empty group, with one system call. If the
+// process table cannot be read the answer is yes: assuming a member is left
+// costs a signal to a group that is still ours, assuming none could leave
+// one running.
 func (g group) hasMembers() bool {
 	members, err := procid.GroupMembers(g.pgid)
 	return err != nil || len(members) > 0
