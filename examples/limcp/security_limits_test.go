@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // End-to-end tests of issue 13's environment rule, request limits and

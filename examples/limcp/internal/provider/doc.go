@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package provider resolves a model name to the thing that runs an agent
 // invocation, and runs it.
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package runenv is limcp's environment rule: the one environment every
 // process limcp starts on a caller's behalf begins from.
 //
