@@ -89,6 +89,9 @@ type Output struct {
 	StdoutBytes int64        `json:"stdout_bytes"` // the stream's full size
 	StderrBytes int64        `json:"stderr_bytes"`
 	Truncated   bool         `json:"truncated"` // a stream was cut to the cap or to --tail lines
+	// Error is the error an agent program reported in its own machine
+	// output (a preset's JSON), at most OutputCap bytes; "" when none.
+	Error string `json:"error,omitempty"`
 }
 
 func (a *app) jobOutputCmd() *cobra.Command {
@@ -118,6 +121,7 @@ func (a *app) jobOutputCmd() *cobra.Command {
 		o.Stdout, o.StdoutBytes, cut1 = readBounded(filepath.Join(dir, run.StdoutFile), tail)
 		o.Stderr, o.StderrBytes, cut2 = readBounded(filepath.Join(dir, run.StderrFile), tail)
 		o.Truncated = cut1 || cut2
+		o.Error, _, _ = readBounded(filepath.Join(dir, run.ErrorFile), 0)
 		return a.ok(o, func(w io.Writer) {
 			io.WriteString(w, o.Stdout)
 			if o.Stdout != "" && !strings.HasSuffix(o.Stdout, "\n") {
