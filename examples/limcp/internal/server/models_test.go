@@ -1,0 +1,68 @@
+package server_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+)
+
+// modelDescription returns the description of a verb's parameter and the
+// verb's fingerprint.
+func modelDescription(t *testing.T, f *fixture, verb, param string) (string, string) {
+	t.Helper()
+	h := f.help(verb)
+	var p struct {
+		Description string `json:"description"`
+	}
+	if err := json.Unmarshal(h.Schema.Properties[param], &p); err != nil {
+		t.Fatalf("%s.%s: %v", verb, param, err)
+	}
+	return p.Description, h.SchemaFingerprint
+}
+
+// TestModelDescriptionIsLive: agent.submit's model description lists the
+// presets usable now, with echo, judged on the PATH the server's commands
+// get; a program appearing on PATH, or providers.yaml disabling it,
+// changes the description (and so the fingerprint) on the next request.
+func TestModelDescriptionIsLive(t *testing.T) {
+	bin := t.TempDir()
+	f := newFixture(t, func(o *server.Options) {
+		env := []string{}
+		for _, kv := range o.Env {
+			if !strings.HasPrefix(kv, "PATH=") {
+				env = append(env, kv)
+			}
+		}
+		o.Env = append(env, "PATH="+bin)
+	})
+	d1, fp1 := modelDescription(t, f, "agent.submit", "model")
+	for _, want := range []string{"Usable now: echo (built in", `claude ("claude" is not on PATH)`, `codex ("codex" is not on PATH)`, `gemini ("gemini" is not on PATH)`} {
+		if !strings.Contains(d1, want) {
+			t.Errorf("with an empty PATH the description lacks %q:\n%s", want, d1)
+		}
+	}
+
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d2, fp2 := modelDescription(t, f, "agent.submit", "model")
+	if !strings.Contains(d2, "claude or claude:MODEL (Claude Code)") || strings.Contains(d2, `claude ("claude"`) {
+		t.Errorf("with claude on PATH the description does not offer it:\n%s", d2)
+	}
+	if fp2 == fp1 {
+		t.Errorf("the fingerprint did not follow the description: %s", fp1)
+	}
+	if syn, _ := modelDescription(t, f, "fanout.submit", "with_synthesis"); !strings.Contains(syn, "claude or claude:MODEL") || !strings.HasPrefix(syn, "after the N runs") {
+		t.Errorf("fanout's --with-synthesis keeps its help and gains the models: %s", syn)
+	}
+
+	writeFile(t, f.home, "providers.yaml", "providers:\n  - {name: claude, disabled: true}\n")
+	d3, _ := modelDescription(t, f, "agent.submit", "model")
+	if !strings.Contains(d3, "claude (disabled in providers.yaml)") {
+		t.Errorf("a disabled preset is not reported as such:\n%s", d3)
+	}
+}
