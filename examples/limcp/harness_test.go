@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	limcpBin = bin
 	code := m.Run()
 	cleanup()
+	cleanupFakeAgents()
 	os.Exit(code)
 }
 

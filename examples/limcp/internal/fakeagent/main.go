@@ -309,13 +309,14 @@ func run(o opts) {
 	child := startTool()
 	logInvocation(o, string(stdin), child)
 
-	// SIGTERM: save the session (slowly), stop the tool, exit 143.
+	// SIGTERM: save the session (slowly) and exit 143, leaving the tool
+	// to the signal its process group got: what stops an agent's children
+	// is the group kill, not the agent's good manners.
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
 	go func() {
 		<-term
 		time.Sleep(300 * time.Millisecond)
-		stopTool(child)
 		os.Exit(143)
 	}()
 
