@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/projector"
@@ -17,6 +18,11 @@ import (
 // provider.ModelPattern (agent's MODEL, fanout's MODEL and
 // --with-synthesis): the pattern is how the CLI marks them.
 //
+// The answer is kept for liveModelsTTL: looking the programs up costs a
+// stat per PATH directory per program and providers.yaml a parse, which
+// would otherwise be paid by every request (BenchmarkLiveModels). A
+// program installed while the server runs is offered within that time.
+//
 // The description is part of the schema, so agent.submit's fingerprint
 // follows it: installing claude (or editing providers.yaml) while the
 // server runs makes an old fingerprint stale, and the stale_fingerprint
@@ -26,9 +32,13 @@ type liveModels struct {
 	look provider.LookPath
 
 	mu   sync.Mutex
+	at   time.Time // when help was worked out
 	help string
 	tree *projector.Tree
 }
+
+// liveModelsTTL is how long a worked-out model description is reused.
+const liveModelsTTL = time.Second
 
 func newLiveModels(home string, env []string) *liveModels {
 	path := ""
@@ -44,13 +54,17 @@ func newLiveModels(home string, env []string) *liveModels {
 // now. A providers.yaml that does not load is described as if empty: the
 // CLI reports it at submit.
 func (l *liveModels) treeOf(base *projector.Tree) *projector.Tree {
-	cfg, _ := provider.LoadConfig(l.home)
-	help := provider.ModelHelp(provider.Availabilities(cfg, l.look))
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.tree != nil && time.Since(l.at) < liveModelsTTL {
+		return l.tree
+	}
+	cfg, _ := provider.LoadConfig(l.home)
+	help := provider.ModelHelp(provider.Availabilities(cfg, l.look))
 	if l.tree == nil || l.help != help {
 		l.tree, l.help = withModelHelp(base, help), help
 	}
+	l.at = time.Now()
 	return l.tree
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 )
@@ -49,9 +50,9 @@ func TestModelDescriptionIsLive(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	d2, fp2 := modelDescription(t, f, "agent.submit", "model")
-	if !strings.Contains(d2, "claude or claude:MODEL (Claude Code)") || strings.Contains(d2, `claude ("claude"`) {
-		t.Errorf("with claude on PATH the description does not offer it:\n%s", d2)
+	d2, fp2 := eventually(t, f, "claude or claude:MODEL (Claude Code)")
+	if strings.Contains(d2, `claude ("claude"`) {
+		t.Errorf("with claude on PATH the description still says it is not:\n%s", d2)
 	}
 	if fp2 == fp1 {
 		t.Errorf("the fingerprint did not follow the description: %s", fp1)
@@ -61,8 +62,23 @@ func TestModelDescriptionIsLive(t *testing.T) {
 	}
 
 	writeFile(t, f.home, "providers.yaml", "providers:\n  - {name: claude, disabled: true}\n")
-	d3, _ := modelDescription(t, f, "agent.submit", "model")
-	if !strings.Contains(d3, "claude (disabled in providers.yaml)") {
-		t.Errorf("a disabled preset is not reported as such:\n%s", d3)
+	eventually(t, f, "claude (disabled in providers.yaml)")
+}
+
+// eventually asks for agent.submit's model description until it holds
+// want: the server works the description out again once its TTL (a
+// second) has passed.
+func eventually(t *testing.T, f *fixture, want string) (string, string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, fp := modelDescription(t, f, "agent.submit", "model")
+		if strings.Contains(d, want) {
+			return d, fp
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the model description never came to hold %q:\n%s", want, d)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
