@@ -438,3 +438,40 @@ func TestPresetsAgainstRealPrograms(t *testing.T) {
 		})
 	}
 }
+
+// TestPresetTimeout: a preset agent past --timeout is timed_out, and
+// nothing of it (the agent, its child) is left running.
+func TestPresetTimeout(t *testing.T) {
+	e := withFakes(t)
+	var s submitted
+	e.ok(&s, "agent", "gemini:gemini-2.5-flash", "[[sleep 60s]] too long", "--cwd", e.repo, "--timeout", "1s")
+	inv := e.invocations(1)[0]
+	if rec := e.waitTerminal(s.ID); rec.Status != "timed_out" || rec.ReasonCode != "run.timed_out.deadline" {
+		t.Fatalf("run ended %s %s; want timed_out", rec.Status, rec.ReasonCode)
+	}
+	for _, pid := range []int{inv.PID, inv.ChildPID} {
+		deadline := time.Now().Add(10 * time.Second)
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d of the timed-out agent survives", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// TestAgentOutputNotInFormatIsKept: output that is not the format a
+// provider is configured for is the run's output as written (nothing is
+// lost), with a note on stderr.
+func TestAgentOutputNotInFormatIsKept(t *testing.T) {
+	e := withFakes(t)
+	e.writeFile("providers.yaml", "providers:\n  - name: plain\n    argv: [sh, -c, \"cat >/dev/null; echo not json\"]\n    output: claude-json\n")
+	var s submitted
+	e.ok(&s, "agent", "plain", "hi")
+	if rec := e.waitTerminal(s.ID); rec.Status != "completed" {
+		t.Fatalf("run ended %s %s", rec.Status, rec.ReasonCode)
+	}
+	if o := e.output(s.ID); o.Stdout != "not json\n" || !strings.Contains(o.Stderr, "is not the claude-json it is configured for") {
+		t.Fatalf("output %+v", o)
+	}
+}
