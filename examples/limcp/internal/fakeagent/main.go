@@ -17,9 +17,12 @@
 //     program's JSON (Claude's result object, Codex's JSON Lines events,
 //     Gemini's indented {response, stats} object), and reports an error in
 //     the program's JSON error shape;
-//   - it spawns a child (a "tool" process) that lives while it works, as
-//     agents do, and honours SIGTERM slowly (it and its child take a
-//     moment to exit), as a program saving its session does.
+//   - it spawns a child (a "tool" process, in its process group) that
+//     lives while it works, as agents do, and honours SIGTERM slowly (300
+//     ms, as a program saving its session does) without stopping the child
+//     itself: the child goes only because its process group was signalled
+//     (it too takes 200 ms), so a test that finds no process left proves
+//     the group kill, not the stand-in's manners.
 //
 // The prompt steers it: [[sleep 30s]] works that long before answering;
 // [[error TEXT]] fails with TEXT in the program's JSON error shape (exit
