@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 	limcpBin = bin
 	code := m.Run()
 	cleanup()
+	cleanupFakeAgents()
 	os.Exit(code)
 }
 

@@ -99,6 +99,9 @@ type Output struct {
 	Children       []ChildOutput `json:"children,omitempty"`
 	ChildrenInline bool          `json:"children_inline,omitempty"`
 	ChildrenMore   bool          `json:"children_more,omitempty"`
+	// Error is the error an agent program reported in its own machine
+	// output (a preset's JSON), at most OutputCap bytes; "" when none.
+	Error string `json:"error,omitempty"`
 }
 
 func (a *app) jobOutputCmd() *cobra.Command {
@@ -133,6 +136,7 @@ func (a *app) jobOutputCmd() *cobra.Command {
 				return err
 			}
 		}
+		o.Error, _, _ = readBounded(filepath.Join(dir, run.ErrorFile), 0)
 		return a.ok(o, func(w io.Writer) {
 			io.WriteString(w, o.Stdout)
 			if o.Stdout != "" && !strings.HasSuffix(o.Stdout, "\n") {

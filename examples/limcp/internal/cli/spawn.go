@@ -105,8 +105,11 @@ func (a *app) agentCmd() *cobra.Command {
 		Long: `Start one agent invocation in the background and return at once with its record.
 
 MODEL is "echo" (the built-in deterministic provider; options as
-echo:delay=2s,exit=3,stderr=TEXT) or a command provider from providers.yaml
-("NAME" or "NAME:MODEL"). The prompt is PROMPT or the content of --prompt-file.`,
+echo:delay=2s,exit=3,stderr=TEXT), a built-in agent preset when its program
+is on PATH ("claude:sonnet" for Claude Code, "codex:gpt-5-codex" for Codex
+CLI, "gemini:gemini-2.5-pro" for Gemini CLI; "limcp state doctor" lists
+which are usable), or a command provider from providers.yaml ("NAME" or
+"NAME:MODEL"). The prompt is PROMPT or the content of --prompt-file.`,
 		Args: cobra.RangeArgs(1, 2),
 	}
 	f.add(c)

@@ -157,12 +157,31 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 		}
 		// Both files are optional: an absent one is said to be absent, not
 		// claimed to parse.
+		cfg, err := provider.LoadConfig(home)
 		if path := filepath.Join(home, provider.ConfigFile); !present(path) {
-			add("providers", "ok", "%s: absent (optional; only the built-in echo provider)", path)
-		} else if _, err := provider.LoadConfig(home); err != nil {
+			add("providers", "ok", "%s: absent (optional; the built-in echo provider and the presets)", path)
+		} else if err != nil {
 			add("providers", "fail", "%v", err)
 		} else {
 			add("providers", "ok", "%s parses", path)
+		}
+		// Which agent programs a model name can start here, and why not:
+		// a preset or provider that is not usable is a warning, not a
+		// failure (a machine need not have every agent).
+		avail := provider.Availabilities(cfg, provider.LookPathIn(a.opts.Getenv("PATH")))
+		for _, av := range avail {
+			switch {
+			case av.Usable && av.Source == provider.SourcePreset:
+				add("preset "+av.Name, "ok", "usable: %s runs %s; needs %s", av.Program, av.Path, av.Needs)
+			case av.Usable:
+				add("provider "+av.Name, "ok", "usable: runs %s (declared in %s)", av.Path, provider.ConfigFile)
+			case av.Source == provider.SourceDisabled:
+				add("preset "+av.Name, "ok", "not usable: disabled in %s", provider.ConfigFile)
+			case av.Source == provider.SourcePreset:
+				add("preset "+av.Name, "warn", "not usable: %s; install %s (%s) to use it", av.Reason, av.Program, av.Doc)
+			default:
+				add("provider "+av.Name, "warn", "not usable: %s", av.Reason)
+			}
 		}
 		if path := filepath.Join(home, notify.ConfigFile); !present(path) {
 			add("config", "ok", "%s: absent (optional; no notify default)", path)
@@ -221,7 +240,7 @@ func (a *app) stateDoctorCmd() *cobra.Command {
 		for _, c := range checks {
 			healthy = healthy && c.Status != "fail"
 		}
-		return a.ok(map[string]any{"healthy": healthy, "checks": checks}, func(w io.Writer) {
+		return a.ok(map[string]any{"healthy": healthy, "checks": checks, "providers": avail}, func(w io.Writer) {
 			for _, c := range checks {
 				fmt.Fprintf(w, "%-4s %-24s %s\n", c.Status, c.Name, c.Detail)
 			}

@@ -85,3 +85,26 @@ func Reap(tag string) []int {
 	}
 	return Tagged(tag)
 }
+
+// FakeAgents are the programs the fakeagent command stands in for: the
+// built-in presets' commands.
+var FakeAgents = []string{"claude", "codex", "gemini"}
+
+// BuildFakeAgents builds the fakeagent command into dir and links it there
+// under each name of FakeAgents, so that dir, put first on PATH, holds
+// stand-ins for the real agent programs.
+func BuildFakeAgents(dir string) error {
+	bin := filepath.Join(dir, "fakeagent")
+	build := exec.Command("go", "build", "-o", bin, "github.com/verbsurface/verbsurface/examples/limcp/internal/fakeagent")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building fakeagent: %w", err)
+	}
+	for _, n := range FakeAgents {
+		if err := os.Symlink("fakeagent", filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -38,8 +38,11 @@ const (
 	// InvalidCron: a schedule expression is not a standard 5-field cron
 	// expression. Details: {"cron": EXPR}.
 	InvalidCron Code = "invalid_cron"
-	// ProviderNotFound: a model names no provider, or a command provider's
-	// executable cannot be found. Details: {"model": M, "provider": P, "command": C}.
+	// ProviderNotFound: a model names no provider, a command provider's
+	// executable cannot be found, a preset's program is not on PATH, or
+	// providers.yaml disables the preset. Details: {"model": M, "provider":
+	// P, "command": C}, with "preset": true for a preset, "disabled": true
+	// for a disabled one, "available": [names] when no provider matched.
 	ProviderNotFound Code = "provider_not_found"
 	// InvalidProviderConfig: providers.yaml does not parse or breaks a rule.
 	// Details: {"file": PATH, "field": F}.

@@ -54,6 +54,12 @@ type Resolved struct {
 	// worker's environment, and fixed values (see [Resolved.Environ]).
 	Env []string          `json:"env,omitempty"`
 	Set map[string]string `json:"set,omitempty"`
+	// Output is the format of the command's stdout (one of
+	// [OutputFormats]; "" is [OutputText]).
+	Output string `json:"output,omitempty"`
+	// Preset names the built-in preset this is ("" for a provider of
+	// providers.yaml, which may override a preset of the same name).
+	Preset string `json:"preset,omitempty"`
 }
 
 // Config is providers.yaml.
@@ -73,20 +79,38 @@ type CommandProvider struct {
 	// are stored in the run's spec, which `job status` shows: a secret
 	// belongs in Env, never in Set.
 	Set map[string]string `yaml:"set"`
+	// Output is the format of the command's stdout: text (the default)
+	// or the JSON of one agent program (see [OutputFormats]), from which
+	// the run's output and error text are extracted.
+	Output string `yaml:"output"`
+	// Disabled removes the built-in preset of this name (an entry that
+	// disables has no argv): a model naming it is provider_not_found.
+	Disabled bool `yaml:"disabled"`
 }
 
 // EnvNames returns every variable name any provider passes through, once
-// each, in declaration order: what a process that starts workers must
-// keep, since a worker may run any provider.
+// each: the declared providers' in declaration order, then those of each
+// preset c neither overrides nor disables. It is what a process that
+// starts workers must keep, since a worker may run any provider.
 func (c Config) EnvNames() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, p := range c.Providers {
-		for _, n := range p.Env {
+	add := func(names []string) {
+		for _, n := range names {
 			if !seen[n] {
 				seen[n] = true
 				out = append(out, n)
 			}
+		}
+	}
+	declared := map[string]bool{}
+	for _, p := range c.Providers {
+		declared[p.Name] = true
+		add(p.Env)
+	}
+	for _, pr := range presets {
+		if !declared[pr.Name] {
+			add(pr.Env)
 		}
 	}
 	return out
@@ -131,8 +155,17 @@ func LoadConfig(home string) (Config, error) {
 			return Config{}, bad(".name", "%q is the built-in provider and cannot be redefined", p.Name)
 		case seen[p.Name]:
 			return Config{}, bad(".name", "provider %q is declared twice", p.Name)
+		case p.Disabled && !isPreset(p.Name):
+			return Config{}, bad(".disabled", "only a built-in preset can be disabled (%s); %q is not one: remove the entry instead", presetNames(), p.Name)
+		case p.Disabled && (len(p.Argv) > 0 || len(p.Env) > 0 || len(p.Set) > 0 || p.Output != ""):
+			return Config{}, bad(".disabled", "a disabled preset has nothing else: drop argv, env, set and output, or drop disabled to override the preset")
+		case p.Disabled:
+			seen[p.Name] = true
+			continue
 		case len(p.Argv) == 0 || p.Argv[0] == "":
 			return Config{}, bad(".argv", "argv must name a command")
+		case p.Output != "" && !oneOf(p.Output, OutputFormats):
+			return Config{}, bad(".output", "output %q is not one of %s", p.Output, strings.Join(OutputFormats, ", "))
 		}
 		seen[p.Name] = true
 		for j, n := range p.Env {
@@ -187,6 +220,11 @@ func Resolve(home, model string) (Resolved, error) {
 		if p.Name != name {
 			continue
 		}
+		if p.Disabled {
+			return Resolved{}, machine.Errorf(machine.ProviderNotFound,
+				map[string]any{"model": model, "provider": name, "disabled": true},
+				"model %q: the built-in preset %q is disabled in %s", model, name, filepath.Join(home, ConfigFile))
+		}
 		path, err := exec.LookPath(p.Argv[0])
 		if err == nil {
 			// The worker runs the command in the run's --cwd, where a
@@ -199,15 +237,38 @@ func Resolve(home, model string) (Resolved, error) {
 				map[string]any{"model": model, "provider": name, "command": p.Argv[0]},
 				"provider %q: its command %q cannot be run: %v", name, p.Argv[0], err)
 		}
-		return Resolved{Model: model, Provider: name, Argv: p.Argv, Path: path, Env: p.Env, Set: p.Set}, nil
+		return Resolved{Model: model, Provider: name, Argv: p.Argv, Path: path, Env: p.Env, Set: p.Set, Output: p.Output}, nil
+	}
+	if pr, ok := PresetNamed(name); ok {
+		path, err := exec.LookPath(pr.Argv[0])
+		if err == nil {
+			path, err = filepath.Abs(path)
+		}
+		if err != nil {
+			return Resolved{}, machine.Errorf(machine.ProviderNotFound,
+				map[string]any{"model": model, "provider": name, "command": pr.Argv[0], "preset": true},
+				"model %q: the %s preset runs %q, which is not on PATH (%v): install %s, or declare a provider %q in %s",
+				model, pr.Program, pr.Argv[0], err, pr.Program, name, filepath.Join(home, ConfigFile))
+		}
+		return Resolved{Model: model, Provider: name, Argv: pr.Template(arg != ""), Path: path,
+			Env: append([]string(nil), pr.Env...), Output: pr.Output, Preset: name}, nil
 	}
 	var names []string
 	names = append(names, EchoName)
+	declared := map[string]bool{}
 	for _, p := range cfg.Providers {
-		names = append(names, p.Name)
+		declared[p.Name] = true
+		if !p.Disabled {
+			names = append(names, p.Name)
+		}
+	}
+	for _, pr := range presets {
+		if !declared[pr.Name] {
+			names = append(names, pr.Name)
+		}
 	}
 	return Resolved{}, machine.Errorf(machine.ProviderNotFound, map[string]any{"model": model, "provider": name, "available": names},
-		"model %q names no provider: have %s (command providers are declared in %s)", model, strings.Join(names, ", "), filepath.Join(home, ConfigFile))
+		"model %q names no provider: have %s (the built-in presets need their program on PATH; command providers are declared in %s)", model, strings.Join(names, ", "), filepath.Join(home, ConfigFile))
 }
 
 func parseEcho(model, opts string) (*Echo, error) {
@@ -316,4 +377,26 @@ func (r Resolved) Environ(base []string) []string {
 		out = append(out, k+"="+r.Set[k])
 	}
 	return out
+}
+
+func isPreset(name string) bool {
+	_, ok := PresetNamed(name)
+	return ok
+}
+
+func presetNames() string {
+	var n []string
+	for _, p := range presets {
+		n = append(n, p.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func oneOf(s string, set []string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
 }

@@ -19,7 +19,31 @@ func ExampleResolve() {
 	fmt.Println(strings.ReplaceAll(err.Error(), home, "HOME"))
 	// Output:
 	// echo 250ms 2 <nil>
-	// model "gpt-17" names no provider: have echo (command providers are declared in HOME/providers.yaml)
+	// model "gpt-17" names no provider: have echo, claude, codex, gemini (the built-in presets need their program on PATH; command providers are declared in HOME/providers.yaml)
+}
+
+// A preset is the documented non-interactive invocation of an agent
+// program; the model part of the name fills its model flag.
+func ExamplePreset_Template() {
+	for _, p := range provider.Presets() {
+		fmt.Println(p.Name, p.Template(true), p.Output)
+	}
+	// Output:
+	// claude [claude -p --output-format json --model {model}] claude-json
+	// codex [codex exec --json --model {model} -] codex-jsonl
+	// gemini [gemini --output-format json --model {model}] gemini-json
+}
+
+// Extract turns an agent program's machine output into the run's answer
+// and error text.
+func ExampleExtract() {
+	x := provider.Extract(provider.OutputClaudeJSON, []byte(`{"type":"result","subtype":"success","is_error":false,"result":"All tests pass."}`), nil)
+	fmt.Printf("%q %q\n", x.Answer, x.Error)
+	x = provider.Extract(provider.OutputCodexJSONL, []byte(`{"type":"turn.failed","error":{"message":"usage limit reached"}}`), nil)
+	fmt.Printf("%q %q\n", x.Answer, x.Error)
+	// Output:
+	// "All tests pass." ""
+	// "" "usage limit reached"
 }
 
 // A command provider's argv template is filled in for each run; {model} is

@@ -29,6 +29,11 @@
 //     (run.completed.exit_0), non-zero → failed (run.failed.exit_nonzero),
 //     the --timeout deadline → timed_out (run.timed_out.deadline), a
 //     provider that could not be started → failed (run.failed.launch_error).
+//     A provider whose output is an agent program's JSON (a preset) writes
+//     it to AgentOutputFile; when it ends, the answer extracted from it
+//     becomes stdout and the error it reports (if any) ErrorFile and the
+//     last line of stderr; exit 0 with a reported error → failed
+//     (run.failed.agent_error).
 //   - session: coordinates its steps (a fanout, a flow): each ready step
 //     becomes a child invocation record and its own detached worker; a step
 //     whose dependency did not complete is aborted

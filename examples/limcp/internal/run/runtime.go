@@ -32,6 +32,9 @@ const (
 	ReasonStepFailed       = "run.failed.step_failed"
 	ReasonDependencyFailed = "run.aborted.dependency_failed"
 	ReasonWorkerError      = "run.failed.worker_error"
+	// ReasonAgentError: the agent program exited 0 but its machine output
+	// reported an error (the run's error text).
+	ReasonAgentError = "run.failed.agent_error"
 )
 
 // Actors recorded in the audit.

@@ -17,7 +17,19 @@ const (
 	StdoutFile = "stdout"
 	StderrFile = "stderr"
 	WorkerLog  = "worker.log"
+	// AgentOutputFile is the machine output of a provider whose output is
+	// an agent program's JSON, as written; StdoutFile then holds the
+	// answer extracted from it.
+	AgentOutputFile = "agent_output"
+	// ErrorFile is the error an agent program reported in its machine
+	// output, when it reported one: the run's error text.
+	ErrorFile = "error"
 )
+
+// MaxAgentOutput bounds what the worker reads of an agent's machine
+// output (and of its stderr) to extract the answer; the file itself is
+// kept whole.
+const MaxAgentOutput = 32 << 20
 
 // RunsDir is the directory of run directories under the home.
 const RunsDir = "runs"

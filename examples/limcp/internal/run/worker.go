@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,6 +192,17 @@ func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string,
 	defer stdin.Close()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Dir = stdin, stdout, stderr, spec.Cwd
+	var raw *os.File
+	if f := spec.Provider.Output; f != "" && f != provider.OutputText {
+		// The program's machine output is kept as written; the run's
+		// stdout gets the answer extracted from it when the program ends.
+		if raw, err = os.Create(filepath.Join(dir, AgentOutputFile)); err != nil {
+			fmt.Fprintf(stderr, "limcp: %v\n", err)
+			return providerResult{status: store.StatusFailed, reason: ReasonLaunchError}
+		}
+		defer raw.Close()
+		cmd.Stdout = raw
+	}
 	// The provider sees the environment rule (package runenv) and what its
 	// providers.yaml entry names: never the secrets of whoever submitted.
 	cmd.Env = spec.Provider.Environ(os.Environ())
@@ -209,15 +221,70 @@ func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string,
 			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && (ws.Signal() == syscall.SIGTERM || ws.Signal() == syscall.SIGKILL) {
 				return providerResult{external: true}
 			}
-			return exited(ee.ExitCode())
+			res := exited(ee.ExitCode())
+			if raw != nil {
+				extractOutput(spec.Provider, dir, stdout, stderr)
+			}
+			return res
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "limcp: provider %s: %v\n", spec.Provider.Provider, err)
 			return providerResult{status: store.StatusFailed, reason: ReasonLaunchError}
 		}
+		if raw != nil && extractOutput(spec.Provider, dir, stdout, stderr) {
+			// Exit status 0 with an error in the program's own report: the
+			// run did not do what it was asked.
+			code := 0
+			return providerResult{status: store.StatusFailed, reason: ReasonAgentError, exit: &code}
+		}
 		return exited(0)
 	case <-ctx.Done():
 		stopOwnGroupOthers(TimeoutGrace, done)
+		if raw != nil {
+			extractOutput(spec.Provider, dir, stdout, stderr)
+		}
 		return providerResult{status: store.StatusTimedOut, reason: ReasonDeadline}
 	}
+}
+
+// extractOutput turns the machine output an agent program wrote (the run
+// directory's AgentOutputFile) into the run's output: the final answer
+// to stdout, and the error the program reported to ErrorFile and, as the
+// last line, to stderr (so the stderr tail of a failed run names it). Output
+// that is not the configured format is copied to stdout as it is: nothing
+// the program wrote is lost. It reports whether the program reported an
+// error.
+func extractOutput(p provider.Resolved, dir string, stdout, stderr *os.File) bool {
+	out, err := readCapped(filepath.Join(dir, AgentOutputFile), MaxAgentOutput)
+	if err != nil {
+		fmt.Fprintf(stderr, "limcp: reading %s's output: %v\n", p.Provider, err)
+		return false
+	}
+	errOut, _ := readCapped(filepath.Join(dir, StderrFile), MaxAgentOutput)
+	x := provider.Extract(p.Output, out, errOut)
+	if !x.Parsed {
+		stdout.Write(out)
+		if len(out) > 0 {
+			fmt.Fprintf(stderr, "limcp: %s's output is not the %s it is configured for; kept as written\n", p.Provider, p.Output)
+		}
+		return false
+	}
+	stdout.WriteString(x.Answer)
+	if x.Error == "" {
+		return false
+	}
+	_ = os.WriteFile(filepath.Join(dir, ErrorFile), []byte(x.Error), 0o600)
+	fmt.Fprintf(stderr, "%s: %s\n", p.Provider, x.Error)
+	return true
+}
+
+// readCapped reads at most max bytes of a file: an agent's output is read
+// whole to be parsed, and a runaway one must not take the worker down.
+func readCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }

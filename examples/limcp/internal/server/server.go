@@ -102,6 +102,7 @@ type Server struct {
 	tree    *projector.Tree
 	walk    *fromcobra.Options
 	hub     *wakeHub
+	models  *liveModels
 	watcher *storeWatcher
 	notify  *notifyEndpoint
 	mcp     *mcp.Server
@@ -157,7 +158,9 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: starting the notify endpoint: %w", err)
 		}
 	}
-	s.runner, err = dispatch.NewRunner(exe, dispatch.Options{Env: s.commandEnv(), Timeout: opts.Timeout})
+	cmdEnv := s.commandEnv()
+	s.models = newLiveModels(opts.Home, cmdEnv)
+	s.runner, err = dispatch.NewRunner(exe, dispatch.Options{Env: cmdEnv, Timeout: opts.Timeout})
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)
@@ -243,7 +246,8 @@ func (s *Server) commandEnv() []string {
 var errExecutableChanged = errors.New("the limcp executable changed on disk since this server started; restart the server")
 
 // treeSource is the surface's TreeSource: the tree walked at start, as
-// long as the executable it describes is unchanged.
+// long as the executable it describes is unchanged, with the model
+// parameters describing the providers usable now (liveModels).
 func (s *Server) treeSource(ctx context.Context) (*projector.Tree, error) {
 	fi, err := os.Stat(s.exe)
 	if err != nil {
@@ -252,7 +256,7 @@ func (s *Server) treeSource(ctx context.Context) (*projector.Tree, error) {
 	if (fileSig{fi.Size(), fi.ModTime().UnixNano()}) != s.exeSig {
 		return nil, errExecutableChanged
 	}
-	return s.tree, nil
+	return s.models.treeOf(s.tree), nil
 }
 
 // injectPlaybook is play.submit's dynamic parameter: the CLI's own
