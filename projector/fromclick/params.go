@@ -195,6 +195,11 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	if p.Required {
 		p.Default = nil
 	}
+	if d, ok := p.Default.([]any); ok && len(d) > 0 && p.Arity == projector.ArityRepeated {
+		// No occurrence gives the default back, so the empty list
+		// cannot be said.
+		p.MinItems = 1
+	}
 	return p
 }
 

@@ -7,7 +7,8 @@
 #                   {"target": ..., "ok": false, "kind": ..., "message": ...}]}
 # MODE "parse" (used by the round-trip tests):
 #   {"requests": [{"target": ..., "argv": [...]}, ...]}
-#   -> {"results": [{"ok": true, "path": [...], "params": {...}} | {"ok": false, "error": ...}]}
+#   -> {"results": [{"ok": true, "path": [...], "params": {...}, "unexposed": [...]} |
+#                   {"ok": false, "error": ...}]}
 #
 # A target names a click.Command (a Group included) or a Typer app; any
 # other callable is a factory, called without arguments, that returns one.
@@ -450,11 +451,12 @@ def parse_one(root, argv):
         path.append(name)
     if ctx.args:
         raise click.UsageError("unexpected extra arguments %r" % (ctx.args,))
+    unexposed = [p.name for p in cmd.params if not p.expose_value]
     params = {}
     for k, v in ctx.params.items():
         ok, j = _jsonable(_plain(v))
         params[k] = j if ok else {"unjsonable": j}
-    return path, params
+    return path, params, unexposed
 
 
 def parse(request):
@@ -473,8 +475,8 @@ def parse(request):
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
-                path, params = parse_one(root, req["argv"] or [])
-            results.append({"ok": True, "path": path, "params": params})
+                path, params, unexposed = parse_one(root, req["argv"] or [])
+            results.append({"ok": True, "path": path, "params": params, "unexposed": unexposed})
         except click.exceptions.Exit as e:
             results.append({"ok": False, "error": "exited %r: %s" % (getattr(e, "exit_code", None), err.getvalue().strip()[-2000:])})
         except click.ClickException as e:
