@@ -44,8 +44,10 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	switch {
 	case rp.ParamType == "other" || !knownParamClasses[rp.Class]:
 		return unrep("parameter class %s is not click's Option or Argument: how it processes values is its own", rp.Class)
-	case rp.IsEager && str(rp.CallbackKnown) == "":
-		return unrep("%s is eager (is_eager=True) and not help or version: it is processed before the others, typically to print something and exit", describe(rp))
+	case rp.IsEager && rp.Callback != nil && str(rp.CallbackKnown) == "" && !slices.Contains(opts.Callbacks, *rp.Callback):
+		// (Eagerness alone only orders processing, which matters only
+		// to callbacks.)
+		return unrep("%s is eager (is_eager=True) with callback %s and not help or version: it is processed before the others, typically to print something and exit, or to change the others' defaults", describe(rp), *rp.Callback)
 	case rp.Callback != nil && str(rp.CallbackKnown) == "" && !slices.Contains(opts.Callbacks, *rp.Callback):
 		return unrep("%s has callback %s, which may change what the value means (list it in Options.Callbacks if it only validates)", describe(rp), *rp.Callback)
 	case rp.Prompt && rp.HideInput:
@@ -102,12 +104,12 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 			if b, ok := d.(bool); ok && isBool && !rp.Envvar {
 				p.Default = b
 			}
-			if len(p.NegOptions) == 0 {
+			if len(p.NegOptions) == 0 && p.Default != !p.FlagValue {
 				// The flag spells FlagValue; the other value only by
-				// saying nothing, which works only if it is the default.
-				if b, ok := d.(bool); !ok || b == p.FlagValue {
-					p.Choices = []any{p.FlagValue}
-				}
+				// saying nothing, which works only if it is the default
+				// (and no environment variable of the server's may
+				// replace the default).
+				p.Choices = []any{p.FlagValue}
 			}
 		} else {
 			// flag_value X: true gives the flag, storing X.

@@ -288,16 +288,18 @@ func command(c *rawCommand, path []string, ancestors []*rawCommand, opts *Option
 	var sharedOrder []string
 	seen := map[string]bool{}
 	var args []*projector.Param
+	var excludedArgs []*rawParam
 	for _, rp := range c.Params {
-		switch k := str(rp.CallbackKnown); {
-		case (k == "help" || k == "version" || k == "completion") && rp.IsEager:
-			continue // click's and Typer's own meta options, like argparse help
+		if metaOption(rp) {
+			continue // help, version and completion options, like argparse help
 		}
 		excluded := exclude[rp.Name]
 		for _, o := range append(slices.Clone(rp.Opts), rp.SecondaryOpts...) {
 			excluded = excluded || exclude[o]
 		}
-		if excluded || rp.Hidden {
+		// Hidden hides an option; on an argument (Typer's) it only hides
+		// it from help, and the argument still takes its word.
+		if excluded || rp.Hidden && rp.ParamType != "argument" {
 			if excluded {
 				cmd.Excluded = append(cmd.Excluded, append(slices.Clone(rp.Opts), rp.SecondaryOpts...)...)
 			}
@@ -309,7 +311,7 @@ func command(c *rawCommand, path []string, ancestors []*rawCommand, opts *Option
 				fail(&projector.Unrepresentable{Action: rp.Class, Reason: fmt.Sprintf("%s is required (or prompts) but %s", describe(rp), why)})
 			}
 			if rp.ParamType == "argument" {
-				fail(&projector.Unrepresentable{Action: rp.Class, Reason: fmt.Sprintf("%s is %s, but still takes a word of argv", describe(rp), "hidden or excluded")})
+				excludedArgs = append(excludedArgs, rp)
 			}
 			continue
 		}
@@ -330,6 +332,10 @@ func command(c *rawCommand, path []string, ancestors []*rawCommand, opts *Option
 		cmd.Params = append(cmd.Params, param)
 		if param.Positional() {
 			args = append(args, param)
+			for _, ex := range excludedArgs {
+				// The excluded argument would take this one's word.
+				fail(&projector.Unrepresentable{Action: rp.Class, Reason: fmt.Sprintf("%s is excluded but comes before %s, whose words it would take", describe(ex), describe(rp))})
+			}
 		}
 	}
 	for _, name := range sharedOrder {
@@ -400,6 +406,22 @@ func fixedArity(a *projector.Param) projector.ArityKind {
 		return projector.ArityOne
 	}
 	return a.Arity
+}
+
+// metaOption reports whether rp is a help, version or completion option:
+// eager, it prints something and exits, and is not a parameter (as
+// argparse's help and version actions are not). click's own help and
+// version options and Typer's completion options are known by their
+// callbacks; a program's own version option by its name.
+func metaOption(rp *rawParam) bool {
+	if rp.ParamType != "option" {
+		return false
+	}
+	switch str(rp.CallbackKnown) {
+	case "help", "version", "completion":
+		return true
+	}
+	return rp.IsEager && rp.IsFlag && slices.Contains(rp.Opts, "--version")
 }
 
 func describe(p *rawParam) string {

@@ -221,6 +221,21 @@ def _type_desc(t):
 # Callbacks whose meaning is click's (or Typer's) own: help and version
 # options (eager, print and exit, expose no value), the confirmation
 # option (aborts unless given) and Typer's completion options.
+def _unwrap(cb):
+    # Typer wraps each parameter callback in a closure of its own
+    # (typer.main.get_param_callback); name the function it wraps.
+    q = _qualname(cb) or ""
+    if q.startswith("typer.main.") and getattr(cb, "__closure__", None):
+        for cell in cb.__closure__:
+            try:
+                inner = cell.cell_contents
+            except ValueError:
+                continue
+            if callable(inner) and not isinstance(inner, type):
+                return inner
+    return cb
+
+
 def _known_callback(cb):
     q = _qualname(cb) or ""
     if q.startswith("click."):
@@ -290,8 +305,8 @@ def _param_desc(ctx, param, auto_envvar):
         "hide_input": bool(getattr(param, "hide_input", False)),
         "is_eager": bool(param.is_eager),
         "expose_value": bool(param.expose_value),
-        "callback": _qualname(param.callback),
-        "callback_known": _known_callback(param.callback),
+        "callback": _qualname(_unwrap(param.callback)),
+        "callback_known": _known_callback(_unwrap(param.callback)),
         "help": help_text if isinstance(help_text, str) else None,
         "deprecated": deprecated if isinstance(deprecated, str) else bool(deprecated),
         "type": _type_desc(param.type),
