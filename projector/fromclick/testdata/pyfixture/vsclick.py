@@ -243,3 +243,20 @@ def versioned(color):
 def build():
     """A factory target."""
     return cli
+
+
+def broken():
+    """A factory that raises."""
+    raise RuntimeError("boom")
+
+
+def hang():
+    """A factory that starts a process and never returns (the time-limit test)."""
+    import os
+    import subprocess
+    import time
+
+    child = subprocess.Popen(["sleep", "300"])
+    with open(os.environ["VSCLICK_PIDFILE"], "w") as f:
+        f.write(str(child.pid))
+    time.sleep(300)
