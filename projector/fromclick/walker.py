@@ -432,7 +432,8 @@ def _name_files(cmd, seen=None):
     # For the round trip only: click.File opens (or creates) the named
     # file and click.Path(exists=True) stats it; what the round trip checks
     # is the string click hands to them, so File becomes STRING and Path
-    # stops looking at the filesystem (its path_type is kept).
+    # stops looking at the filesystem (its path_type is kept): whether a
+    # file exists, or is a directory, is the CLI's to refuse at run time.
     seen = set() if seen is None else seen
     if id(cmd) in seen:
         return
@@ -443,6 +444,7 @@ def _name_files(cmd, seen=None):
             p.type = click.STRING
         elif isinstance(t, click.Path):
             t.exists, t.readable, t.writable, t.resolve_path = False, False, False, False
+            t.file_okay, t.dir_okay = True, True  # what exists on this machine is not the round trip's
     if _is_group(cmd):
         ctx = _make_context(cmd, cmd.name, None)
         for n in cmd.list_commands(ctx):
