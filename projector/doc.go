@@ -5,7 +5,8 @@
 // [Command]s, each with its [Param]s in parser order and its exclusive
 // [Group]s: [github.com/verbsurface/verbsurface/projector/fromcobra] walks an
 // in-process cobra tree, [github.com/verbsurface/verbsurface/projector/fromargparse]
-// a Python argparse parser. Everything else in this package is a pure
+// a Python argparse parser, [github.com/verbsurface/verbsurface/projector/fromclick]
+// a Python click command tree (and so a Typer app). Everything else in this package is a pure
 // function of that model:
 //
 //   - [Project] gives one command's argument schema,
@@ -126,6 +127,18 @@
 //   - values starting with one of the parser's fromfile_prefix_chars would
 //     be read as file names and are excluded by pattern where they are words
 //     of their own (positionals, multi-value option items).
+//
+// Dialect click (Python click and Typer):
+//
+//   - a short option (one prefix character, one letter) renders as two
+//     words, -x value: click reads "-x=value" as "=value", and takes the
+//     next word as an option's value whatever it looks like;
+//   - an option of N values (nargs=N, a Tuple) renders as --opt v1 … vN,
+//     verbatim; options with a variable number of values do not exist;
+//   - an option whose value may be omitted (click's is_flag=False with a
+//     flag_value, [Param.Bare]) reads a next word that looks like an option
+//     as no value, even glued by "=": the adapter's schema excludes such
+//     values (see fromclick).
 //
 // RenderArgv re-checks every value against the very constraints [Project]
 // emitted, and refuses with an [*ArgError] rather than render anything

@@ -14,6 +14,10 @@ type Dialect string
 const (
 	DialectPflag    Dialect = "pflag"    // spf13/cobra + spf13/pflag
 	DialectArgparse Dialect = "argparse" // Python argparse
+	// DialectClick is Python click (and Typer, which builds click
+	// commands). Added after the first two; see the package documentation
+	// (Rendering) for how it differs.
+	DialectClick Dialect = "click"
 )
 
 // Tree is a CLI's whole parser.

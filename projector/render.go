@@ -20,7 +20,7 @@ import (
 // [*ArgError] instead of rendering anything doubtful; an unrepresentable
 // command yields an [*UnavailableError]. On error the argv is nil.
 func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) {
-	if d != DialectPflag && d != DialectArgparse {
+	if d != DialectPflag && d != DialectArgparse && d != DialectClick {
 		return nil, fmt.Errorf("projector: unknown dialect %q", d)
 	}
 	rules, err := commandRules(cmd)
@@ -227,7 +227,7 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 		if v == true && r.bare {
 			return []string{opt}, nil // the bare spelling: the parser stores Const
 		}
-		return []string{opt + "=" + scalarText(d, p, v, false)}, nil
+		return clickGlue(d, opt, scalarText(d, p, v, false)), nil
 	case ArityCount:
 		out := make([]string, v.(int64))
 		for i := range out {
@@ -253,12 +253,23 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 			}
 			return out, nil
 		}
-		out := make([]string, len(items))
-		for i, item := range items {
-			out[i] = opt + "=" + scalarText(d, p, item, false)
+		var out []string
+		for _, item := range items {
+			out = append(out, clickGlue(d, opt, scalarText(d, p, item, false))...)
 		}
 		return out, nil
-	case ArityZeroOrMore, ArityOneOrMore, ArityExactly:
+	case ArityExactly:
+		if d == DialectClick {
+			// click takes an option's N values as the next N words,
+			// whatever they look like.
+			out := []string{opt}
+			for _, item := range v.([]any) {
+				out = append(out, scalarText(d, p, item, false))
+			}
+			return out, nil
+		}
+		fallthrough
+	case ArityZeroOrMore, ArityOneOrMore:
 		if d != DialectArgparse {
 			return nil, fmt.Errorf("the %s dialect has no spelling for an option with arity %s", d, p.Arity)
 		}
@@ -280,6 +291,19 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unknown arity %q", p.Arity)
+}
+
+// clickGlue spells an option with one value. Everywhere but click, and for
+// a click long option, that is opt=value. click reads "-f=value" as the
+// value "=value", so a click short option (one prefix character, one name
+// character) takes its value as the next word, which click's parser always
+// consumes as that value (an option whose value may be omitted excepted:
+// its schema keeps values from looking like an option).
+func clickGlue(d Dialect, opt, value string) []string {
+	if d == DialectClick && len(opt) == 2 {
+		return []string{opt, value}
+	}
+	return []string{opt + "=" + value}
 }
 
 // negativeNumber is argparse's own test (Python 3.11 _negative_number_matcher)

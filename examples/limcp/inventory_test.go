@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -156,4 +158,37 @@ func TestInventoryRefusals(t *testing.T) {
 		})
 	}
 	e.fail("invalid_argument", "inventory", "--python", "python3")
+}
+
+// TestInventoryClick: `limcp inventory --click` walks a click CLI and names
+// what blocks each unavailable command (a custom ParamType, a callback).
+func TestInventoryClick(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import click").Run(); err != nil {
+		msg := "python3 cannot import click (.ci/run installs python3-click with apt): " + err.Error()
+		if os.Getenv("CI") == "true" || os.Getenv("VERBSURFACE_REQUIRE_CLICK") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	e := newEnv(t)
+	var inv inventory
+	e.ok(&inv, "inventory", "--click", "teamclick:cli", "--pythonpath", pyInventoryDir)
+	if inv.Source != "click:teamclick:cli" || inv.Commands != 4 || inv.Offerable != 3 || inv.Clean != 1 {
+		t.Fatalf("want 1 of 3 commands clean:\n%s", mustJSON(t, inv))
+	}
+	reasons := map[string]string{}
+	for _, u := range inv.Unavailable {
+		for _, r := range u.Reasons {
+			reasons[strings.Join(u.Path, " ")] += r.Reason
+		}
+	}
+	if !strings.Contains(reasons["spend"], "teamclick.Budget") || !strings.Contains(reasons["shout"], "teamclick._shout") {
+		t.Errorf("reasons do not name the type and the callback: %v", reasons)
+	}
+	r := e.fail("inventory_failed", "inventory", "--click", "teamclick:nothing", "--pythonpath", pyInventoryDir)
+	var d struct{ Target, Kind string }
+	if err := json.Unmarshal(r.Error.Details, &d); err != nil || d.Kind != "no_factory" || d.Target != "teamclick:nothing" {
+		t.Errorf("details = %s", r.Error.Details)
+	}
+	e.fail("invalid_argument", "inventory", "--click", "teamclick:cli", "--argparse", "zipfile:main")
 }

@@ -30,6 +30,10 @@ type Gen struct {
 	// Invalid is the probability of deliberately breaking an object
 	// (unknown key, wrong type, missing required parameter).
 	Invalid float64
+	// Sample, when set, may supply a string value for a string parameter
+	// whose pattern random strings almost never match (a UUID, a date);
+	// ok false falls back to the usual strings.
+	Sample func(p *projector.Param) (s string, ok bool)
 }
 
 // String returns a hostile or random string.
@@ -131,6 +135,11 @@ func (g *Gen) Scalar(p *projector.Param) any {
 		return g.Integer(lo, hi)
 	case projector.KindNumber:
 		return g.Number(p.Minimum, p.Maximum)
+	}
+	if g.Sample != nil && g.R.Intn(5) > 0 {
+		if s, ok := g.Sample(p); ok {
+			return s
+		}
 	}
 	if p.Type == "duration" && g.R.Intn(4) > 0 {
 		return []string{"0", "1h30m", "-1.5s", "250ms", "99999h", ".5us", "1µs", "+3m2s1ns", "2h45m0.5s"}[g.R.Intn(9)]

@@ -15,6 +15,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromclick"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -24,7 +25,8 @@ import (
 // server's allowlist fares.
 type inventoryReport struct {
 	*projector.InventoryReport
-	// Source says which tree was walked: "limcp" or "argparse:MODULE:FUNCTION".
+	// Source says which tree was walked: "limcp", "argparse:MODULE:FUNCTION"
+	// or "click:MODULE:OBJECT".
 	Source string `json:"source"`
 	// Verbs is set for limcp's own tree only: every allowlisted verb and
 	// whether its command projects.
@@ -41,7 +43,7 @@ type inventoryVerb struct {
 // what blocks the rest. A team deciding whether to front its CLI with
 // verbsurface starts here.
 func (a *app) inventoryCmd() *cobra.Command {
-	var target, python string
+	var target, clickTarget, python string
 	var pythonPath []string
 	c := &cobra.Command{
 		Use:   "inventory",
@@ -55,22 +57,30 @@ Without --argparse it reports limcp's own tree as ` + "`limcp mcp`" + ` projects
 fenced commands listed as present but fenced) and checks every verb of the
 server's allowlist. With --argparse MODULE:FUNCTION it walks a Python argparse
 CLI whose parser factory can be imported (MODULE:__main__ runs the module as a
-script and captures the parser it builds).`,
+script and captures the parser it builds). With --click MODULE:OBJECT it walks
+a Python click command or group, or a Typer app (or a factory returning one).`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&target, "argparse", "", "walk the argparse parser built by this factory (MODULE:FUNCTION or MODULE:__main__)")
-	c.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse (default python3)")
-	c.Flags().StringArrayVar(&pythonPath, "pythonpath", nil, "a directory to prepend to PYTHONPATH for --argparse (repeatable)")
+	c.Flags().StringVar(&clickTarget, "click", "", "walk the click command, group or Typer app named MODULE:OBJECT (or a factory returning one)")
+	c.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
+	c.Flags().StringArrayVar(&pythonPath, "pythonpath", nil, "a directory to prepend to PYTHONPATH for --argparse or --click (repeatable)")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		if target == "" && (python != "" || len(pythonPath) > 0) {
-			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "argparse"}, "--python and --pythonpath apply to --argparse only")
+		if target != "" && clickTarget != "" {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "click"}, "--argparse and --click name two different CLIs; give one")
+		}
+		if target == "" && clickTarget == "" && (python != "" || len(pythonPath) > 0) {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "argparse"}, "--python and --pythonpath apply to --argparse and --click only")
 		}
 		var rep *inventoryReport
 		var err error
-		if target == "" {
-			rep, err = ownInventory()
-		} else {
+		switch {
+		case clickTarget != "":
+			rep, err = clickInventory(cmd, clickTarget, python, pythonPath)
+		case target != "":
 			rep, err = argparseInventory(cmd, target, python, pythonPath)
+		default:
+			rep, err = ownInventory()
 		}
 		if err != nil {
 			return err
@@ -123,6 +133,24 @@ func argparseInventory(cmd *cobra.Command, target, python string, pythonPath []s
 	return &inventoryReport{
 		InventoryReport: projector.Inventory(tree, nil),
 		Source:          "argparse:" + target,
+	}, nil
+}
+
+// clickInventory walks a Python click (or Typer) CLI; like argparseInventory
+// it fences nothing.
+func clickInventory(cmd *cobra.Command, target, python string, pythonPath []string) (*inventoryReport, error) {
+	tree, err := fromclick.Walk(cmd.Context(), target, &fromclick.Options{Python: python, PythonPath: pythonPath})
+	if err != nil {
+		details := map[string]any{"target": target}
+		var we *fromclick.Error
+		if errors.As(err, &we) {
+			details["kind"] = we.Kind
+		}
+		return nil, machine.Errorf(machine.InventoryFailed, details, "limcp inventory --click %s: %v", target, err)
+	}
+	return &inventoryReport{
+		InventoryReport: projector.Inventory(tree, nil),
+		Source:          "click:" + target,
 	}, nil
 }
 
