@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -108,13 +107,7 @@ func runWalker(ctx context.Context, opts *Options, mode string, request, answer 
 	// The walker runs imported code, which may start processes of its
 	// own: on timeout or cancellation the whole process group goes, so a
 	// hung factory leaves nothing behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != syscall.ESRCH {
-			return err
-		}
-		return os.ErrProcessDone // the group is already gone
-	}
+	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
