@@ -250,7 +250,7 @@ func TestPresetKillLeavesNothing(t *testing.T) {
 	for _, model := range []string{"claude:sonnet", "codex:gpt-5", "gemini:gemini-2.5-pro"} {
 		t.Run(model, func(t *testing.T) {
 			e := withFakes(t)
-			c := e.dialStdio(nil, e.extra)
+			c := e.dialStdio(nil, e.extra, "--root", e.repo) // cwd is a path argument, confined to the roots
 			fp := c.help("agent.submit").SchemaFingerprint
 			var s submitted
 			c.must(&s, "agent.submit", map[string]any{"model": model, "prompt": "[[sleep 60s]] a long task", "cwd": e.repo}, fp)
@@ -290,7 +290,7 @@ func alive(pid int) bool {
 // extracted answer; the model description named them as usable first.
 func TestPresetOverMCP(t *testing.T) {
 	e := withFakes(t)
-	c := e.dialStdio(nil, e.extra)
+	c := e.dialStdio(nil, e.extra, "--root", e.repo) // cwd is a path argument, confined to the roots
 	h := c.help("agent.submit")
 	var model struct {
 		Description string `json:"description"`
