@@ -610,3 +610,18 @@ func TestIDsAndFieldsAgree(t *testing.T) {
 		t.Errorf("the started record's pid %v is not the submit's worker_pid %v", pid, sub["worker_pid"])
 	}
 }
+
+// TestNegativeDurationsAreRefusedByTheSchema: a duration below zero is
+// refused by validation, with the schema and the help call, not passed to
+// the CLI to come back as a cli_error.
+func TestNegativeDurationsAreRefusedByTheSchema(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.dialStdio(nil, nil)
+	fp := c.help("agent.submit").SchemaFingerprint
+	o := c.fail("invalid_args", "agent.submit", map[string]any{"model": "echo", "prompt": "p", "timeout": "-5s"}, fp)
+	if len(o.Error.Problems) != 1 || o.Error.Problems[0]["param"] != "timeout" || len(o.Error.Schema) == 0 {
+		t.Fatalf("timeout -5s: %s", o.raw)
+	}
+	c.must(nil, "agent.submit", map[string]any{"model": "echo", "prompt": "p", "timeout": "+5s"}, fp)
+}

@@ -28,7 +28,7 @@
 //	float64                number
 //	float32                number within ±MaxFloat32 (parsed at float32 precision)
 //	count                  integer ≥ 0, rendered --v=N
-//	duration               string matching [DurationPattern]
+//	duration               string matching [DurationPattern] (never negative)
 //	stringSlice            array of strings matching [StringListItemPattern], CSV-quoted per item
 //	stringArray            array of strings matching [StringListItemPattern]
 //	intSlice               array of integers

@@ -30,8 +30,11 @@ const (
 // with a Go duration unit, or "0". It is narrower than time.ParseDuration on
 // purpose: every string it admits parses without overflowing int64
 // nanoseconds (three components of at most 99999.999999999h stay below
-// 2^63 ns), so a value validation accepts is a value the CLI accepts.
-const DurationPattern = `^[-+]?(?:0|(?:[0-9]{1,5}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})(?:ns|us|µs|μs|ms|s|m|h)(?:(?:[0-9]{1,5}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})(?:ns|us|µs|μs|ms|s|m|h)){0,2})$`
+// 2^63 ns), so a value validation accepts is a value the CLI accepts. It
+// admits no negative duration: a timeout, a grace or an interval below zero
+// is a mistake the CLI would refuse only after the schema let it through (a
+// CLI that does take one states its own pattern with [Constrain]).
+const DurationPattern = `^\+?(?:0|(?:[0-9]{1,5}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})(?:ns|us|µs|μs|ms|s|m|h)(?:(?:[0-9]{1,5}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})(?:ns|us|µs|μs|ms|s|m|h)){0,2})$`
 
 // StringListItemPattern constrains each item of a pflag stringSlice or
 // stringArray: not empty, no NUL (argv cannot carry it) and no carriage
