@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -624,4 +625,62 @@ func TestNegativeDurationsAreRefusedByTheSchema(t *testing.T) {
 		t.Fatalf("timeout -5s: %s", o.raw)
 	}
 	c.must(nil, "agent.submit", map[string]any{"model": "echo", "prompt": "p", "timeout": "+5s"}, fp)
+}
+
+// TestSchemasTeach: every parameter of every limcp verb has a description
+// written for a model, never just its usage-line placeholder ("MODEL",
+// "[PROMPT]", "IDS...") nor the adapter's generic fallback; the catalog
+// stays under 90 bytes a verb and each verb's help under 4 KiB.
+func TestSchemasTeach(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.writeFile("playbooks/audit.playbook.yaml", "flow: {steps: [{id: a, model: echo, prompt: x}]}\n")
+	c := e.dialStdio(nil, nil)
+	cat := c.request(map[string]any{"help": true})
+	var catalog struct {
+		Help struct {
+			Verbs []string `json:"verbs"`
+		} `json:"help"`
+	}
+	if err := json.Unmarshal(cat.raw, &catalog); err != nil || len(catalog.Help.Verbs) == 0 {
+		t.Fatalf("catalog: %s", cat.raw)
+	}
+	if per := len(cat.raw) / len(catalog.Help.Verbs); per >= 90 {
+		t.Errorf("the catalog is %d bytes for %d verbs: %d a verb, over 90", len(cat.raw), len(catalog.Help.Verbs), per)
+	}
+	placeholder := regexp.MustCompile(`^\[?[A-Z][A-Z0-9_]*(\.\.\.)?\]?$`)
+	for _, line := range catalog.Help.Verbs {
+		verb, _, _ := strings.Cut(line, "(")
+		h := c.request(map[string]any{"help": verb})
+		if len(h.raw) >= 4096 {
+			t.Errorf("help %s is %d bytes, over 4 KiB", verb, len(h.raw))
+		}
+		help := c.help(verb)
+		for name, raw := range help.Schema.Properties {
+			d := description(raw)
+			switch {
+			case strings.TrimSpace(d) == "":
+				t.Errorf("%s %s has no description", verb, name)
+			case placeholder.MatchString(d):
+				t.Errorf("%s %s is described by its placeholder %q", verb, name, d)
+			case strings.Contains(d, "positional argument"):
+				t.Errorf("%s %s has only the adapter's fallback: %q", verb, name, d)
+			}
+		}
+	}
+	if d := description(c.help("play.submit").Schema.Properties["playbook"]); !strings.Contains(d, "audit") {
+		t.Errorf("playbook's description does not name the playbooks present: %q", d)
+	}
+	if d := description(c.help("agent.submit").Schema.Properties["model"]); !strings.Contains(d, "echo") {
+		t.Errorf("model's description does not name echo: %q", d)
+	}
+}
+
+// description is a property schema's description.
+func description(raw json.RawMessage) string {
+	var p struct {
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(raw, &p)
+	return p.Description
 }

@@ -17,6 +17,7 @@ const (
 	AnnotationPattern     = "verbsurface.pattern:"      // an RE2 pattern
 	AnnotationMaxItems    = "verbsurface.max_items:"    // a positive decimal
 	AnnotationUniqueItems = "verbsurface.unique_items:" // "true"
+	AnnotationDescription = "verbsurface.description:"  // the parameter's description, for a model
 )
 
 // Constraint narrows one parameter beyond what its pflag type or Use-line
@@ -34,6 +35,13 @@ type Constraint struct {
 	MaxItems int
 	// UniqueItems refuses an array parameter with a value twice.
 	UniqueItems bool
+	// Description replaces the parameter's description: what it is, its
+	// format and range, an example where the format is not obvious. It is
+	// how a positional gets one (cobra has no help text for the words of
+	// a Use line), and how a flag's terminal-oriented usage line is
+	// rewritten for a model. It is part of the schema, so of the
+	// fingerprint.
+	Description string
 }
 
 // Constrain records k for the parameter named param (its schema name) of
@@ -55,6 +63,9 @@ func Constrain(c *cobra.Command, param string, k Constraint) {
 	if k.UniqueItems {
 		c.Annotations[AnnotationUniqueItems+param] = "true"
 	}
+	if k.Description != "" {
+		c.Annotations[AnnotationDescription+param] = k.Description
+	}
 }
 
 // applyConstraints applies c's constraint annotations to cmd's params and
@@ -74,7 +85,7 @@ func applyConstraints(c *cobra.Command, cmd *projector.Command) *projector.Unrep
 			return &projector.Unrepresentable{Reason: fmt.Sprintf("annotation %s=%q: ", k, v) + fmt.Sprintf(format, args...)}
 		}
 		var kind, name string
-		for _, prefix := range []string{AnnotationPattern, AnnotationMaxItems, AnnotationUniqueItems} {
+		for _, prefix := range []string{AnnotationPattern, AnnotationMaxItems, AnnotationUniqueItems, AnnotationDescription} {
 			if n, ok := strings.CutPrefix(k, prefix); ok {
 				kind, name = prefix, n
 			}
@@ -117,6 +128,11 @@ func applyConstraints(c *cobra.Command, cmd *projector.Command) *projector.Unrep
 				return bad(`unique_items needs an array parameter and the value "true"`)
 			}
 			p.UniqueItems = true
+		case AnnotationDescription:
+			if strings.TrimSpace(v) == "" {
+				return bad("an empty description")
+			}
+			p.Help = v
 		}
 	}
 	return nil

@@ -90,3 +90,41 @@ func ExampleConstrain() {
 	// Output:
 	// 1 256 true
 }
+
+// TestConstrainDescription: a description annotation replaces a
+// positional's Use-line word and a flag's usage line in the schema; a
+// positional without one says where it stands in the usage; an empty one
+// makes the command unavailable.
+func TestConstrainDescription(t *testing.T) {
+	root := constrainRoot(func(agent, wait *cobra.Command) {
+		Constrain(agent, "model", Constraint{Description: "the model to run, e.g. echo"})
+		Constrain(agent, "label", Constraint{Description: "a label for the record"})
+	})
+	tree, err := Walk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := projector.Project(mustFind(t, tree, "agent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"model":  "the model to run, e.g. echo",
+		"label":  "a label for the record",
+		"prompt": "the optional positional argument PROMPT of `cli agent MODEL [PROMPT] [flags]`",
+	} {
+		if got := agent.Properties[name].Description; got != want {
+			t.Errorf("%s description = %q, want %q", name, got, want)
+		}
+	}
+	root = constrainRoot(func(agent, wait *cobra.Command) {
+		Constrain(agent, "model", Constraint{Description: " "})
+	})
+	tree, err = Walk(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := mustFind(t, tree, "agent").Unrepresentable; u == nil || !strings.Contains(u.Reason, "empty description") {
+		t.Errorf("an empty description: %+v", u)
+	}
+}

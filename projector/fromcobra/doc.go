@@ -99,6 +99,20 @@
 //	fromcobra.Constrain(agentCmd, "model", fromcobra.Constraint{Pattern: `^[a-z][a-z0-9_-]*(:[A-Za-z0-9._@=,+/][A-Za-z0-9._:@=,+/-]*)?$`})
 //	fromcobra.Constrain(waitCmd, "ids", fromcobra.Constraint{MaxItems: 256, UniqueItems: true})
 //
+// # Descriptions
+//
+// A parameter's description in the schema is its flag's usage line, and a
+// positional's is, by default, where it stands in the usage ("the optional
+// positional argument PROMPT of `li agent MODEL [PROMPT] [flags]`"): cobra
+// has no help text for the words of a Use line. A CLI whose schemas an
+// agent reads says what each parameter is for with a description
+// annotation ([AnnotationDescription], through [Constraint].Description),
+// written for a model: what it is, its format and range, an example where
+// the format is not obvious. It changes the schema (and so the
+// fingerprint), never the CLI's --help:
+//
+//	fromcobra.Constrain(agentCmd, "prompt", fromcobra.Constraint{Description: "the prompt text the agent runs on (at most 1 MiB)"})
+//
 // # Unavailable
 //
 // A command is unavailable, with a reason naming it, when: a constraint

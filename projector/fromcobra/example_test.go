@@ -54,7 +54,7 @@ func ExampleWalkWith() {
 	// Output:
 	// properties: ["tag","timeout","model","prompt"] required: [model]
 	// li agent --json ["--tag=\"a,b\"" "--tag=\"c\"" "--timeout=90s" "--" "gpt" "--help"]
-	// sf1-0fa43c90742d56a6
+	// sf1-a10438a5847dc5dc
 }
 
 // A construct the schema subset cannot state makes the command unavailable,

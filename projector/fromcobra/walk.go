@@ -174,6 +174,9 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 				p.Name += "_arg"
 			}
 			claim(p.Name, claimant{by: p.Help, positional: true})
+			// The Use-line word alone ("[PROMPT]") tells a model little:
+			// say what it is until an annotation says better.
+			p.Help = positionalHelp(c, p)
 			cmd.Params = append(cmd.Params, p)
 		}
 	}
@@ -223,4 +226,19 @@ func valuePointer(v pflag.Value) uintptr {
 		return 0 // zero-size values may share an address without sharing anything
 	}
 	return rv.Pointer()
+}
+
+// positionalHelp is a positional's description when its command gives none
+// (see [Constraint].Description): the word and where it stands in the
+// command's usage, so a model can tell what it is for.
+func positionalHelp(c *cobra.Command, p *projector.Param) string {
+	word := strings.Trim(p.Help, "[]<>.")
+	if word == "" {
+		word = strings.ToUpper(p.Name)
+	}
+	opt := ""
+	if !p.Required {
+		opt = "optional "
+	}
+	return fmt.Sprintf("the %spositional argument %s of `%s`", opt, word, c.UseLine())
 }

@@ -170,6 +170,7 @@ results with --json.`,
 	root.AddCommand(a.stateCmd(), a.pluginCmd(), a.hooksCmd(), a.monitorCmd(), a.statsCmd())
 	root.AddCommand(a.workerCmd(), a.notifyCmd())
 	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd(), a.versionCmd())
+	describe(root)
 	return root
 }
 

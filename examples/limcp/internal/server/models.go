@@ -3,10 +3,15 @@
 package server
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/projector"
 )
@@ -36,7 +41,10 @@ type liveModels struct {
 	mu   sync.Mutex
 	at   time.Time // when help was worked out
 	help string
-	tree *projector.Tree
+	// books is the playbook parameter's live sentence: the playbooks in
+	// the state home now, kept current like help.
+	books string
+	tree  *projector.Tree
 }
 
 // liveModelsTTL is how long a worked-out model description is reused.
@@ -63,8 +71,9 @@ func (l *liveModels) treeOf(base *projector.Tree) *projector.Tree {
 	}
 	cfg, _ := provider.LoadConfig(l.home)
 	help := provider.ModelHelp(provider.Availabilities(cfg, l.look))
-	if l.tree == nil || l.help != help {
-		l.tree, l.help = withModelHelp(base, help), help
+	books := playbooksHelp(l.home)
+	if l.tree == nil || l.help != help || l.books != books {
+		l.tree, l.help, l.books = withPlaybooksHelp(withModelHelp(base, help), books), help, books
 	}
 	l.at = time.Now()
 	return l.tree
@@ -97,6 +106,54 @@ func withModelHelp(t *projector.Tree, help string) *projector.Tree {
 			}
 			cc.Params[j] = &np
 		}
+	}
+	return &out
+}
+
+// MaxPlaybooksNamed is how many playbooks the playbook parameter's
+// description names; past it, it counts the rest.
+const MaxPlaybooksNamed = 20
+
+// playbooksHelp is the sentence that tells a caller which playbooks exist
+// now: their names (at most MaxPlaybooksNamed), and the verb that lists
+// them all.
+func playbooksHelp(home string) string {
+	entries, _ := os.ReadDir(filepath.Join(home, playbook.Dir))
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), playbook.Suffix); ok && e.Type().IsRegular() {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	switch {
+	case len(names) == 0:
+		return "None is present now (the operator adds playbooks/NAME.playbook.yaml to the state home)."
+	case len(names) > MaxPlaybooksNamed:
+		return fmt.Sprintf("Present now: %s and %d more (state.list lists them).", strings.Join(names[:MaxPlaybooksNamed], ", "), len(names)-MaxPlaybooksNamed)
+	}
+	return "Present now: " + strings.Join(names, ", ") + " (state.list lists them)."
+}
+
+// withPlaybooksHelp returns a copy of t whose play command's playbook
+// parameter ends with books. Other commands are shared.
+func withPlaybooksHelp(t *projector.Tree, books string) *projector.Tree {
+	out := *t
+	out.Commands = append([]*projector.Command(nil), t.Commands...)
+	for i, c := range out.Commands {
+		if len(c.Path) != 1 || c.Path[0] != playbook.PlayCommand {
+			continue
+		}
+		cc := *c
+		cc.Params = append([]*projector.Param(nil), c.Params...)
+		for j, p := range cc.Params {
+			if p.Name == "playbook" && p.Positional() {
+				np := *p
+				np.Help = strings.TrimSuffix(p.Help, ".") + ". " + books
+				cc.Params[j] = &np
+			}
+		}
+		out.Commands[i] = &cc
 	}
 	return &out
 }
