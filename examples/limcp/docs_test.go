@@ -111,8 +111,8 @@ func TestDocsRunAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, doc := range []struct{ file, dir string }{
-		{"README.md", root},              // the clone's root, where its commands are typed
-		{"examples/limcp/README.md", ""}, // any directory: limcp is on PATH
+		{"README.md", root},                // the clone's root, where its commands are typed
+		{"examples/limcp/README.md", root}, // likewise: it starts with go install ./examples/limcp
 	} {
 		t.Run(doc.file, func(t *testing.T) {
 			blocks, err := docBlocks(filepath.Join(root, doc.file))
@@ -181,7 +181,7 @@ func docsEnv(base []string, home, bin, tmp string) []string {
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case k == "HOME" || k == "TMPDIR" || k == "PATH" || k == "XDG_STATE_HOME":
+		case k == "HOME" || k == "TMPDIR" || k == "PATH" || k == "XDG_STATE_HOME" || k == "GOBIN":
 		case keep[k] != "":
 		default:
 			env = append(env, kv)
@@ -190,7 +190,9 @@ func docsEnv(base []string, home, bin, tmp string) []string {
 	for k, v := range keep {
 		env = append(env, k+"="+v)
 	}
-	return append(env, "HOME="+home, "TMPDIR="+tmp, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// GOBIN is the reader's PATH directory: `go install ./examples/limcp`
+	// puts limcp where the blocks that follow find it, and nowhere else.
+	return append(env, "HOME="+home, "TMPDIR="+tmp, "GOBIN="+bin, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 func tail(s string, n int) string {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -36,19 +37,26 @@ object). The exit status follows the response's status: 0 for "success",
 some failed). The server runs with --no-notify: it exits before the runs it
 submits end.
 
+--get PATH prints one member of the response instead, for a script: a
+dot-separated path of object keys and array indices ("results.0.result.id",
+"help.schema_fingerprint"); a string prints bare, anything else as compact
+JSON. A path that is not in the response is an error (exit status 1).
+
   limcp call '{"help": true}'
-  limcp call '{"help": "agent.submit"}'
+  limcp call --get help.schema_fingerprint '{"help": "agent.submit"}'
   limcp call '{"ops": [{"op": "job.status", "args": {"ids": ["67b6408c"]}}]}'`,
 		Args: cobra.ExactArgs(1),
 	}
+	var get string
 	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only")
+	c.Flags().StringVar(&get, "get", "", "print only this member of the response (a dot path such as results.0.result.id)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
-		return a.call(cmd, args[0], readOnly)
+		return a.call(cmd, args[0], readOnly, get)
 	})
 	return c
 }
 
-func (a *app) call(cmd *cobra.Command, arg string, readOnly bool) error {
+func (a *app) call(cmd *cobra.Command, arg string, readOnly bool, get string) error {
 	request, err := readCallRequest(arg, os.Stdin)
 	if err != nil {
 		return err
@@ -79,8 +87,52 @@ func (a *app) call(cmd *cobra.Command, arg string, readOnly bool) error {
 		return machine.Errorf(machine.Internal, nil, "limcp call: %v", err)
 	}
 	a.emitted = true
-	fmt.Fprintf(a.opts.Stdout, "%s\n", resp.JSON)
+	if get == "" {
+		fmt.Fprintf(a.opts.Stdout, "%s\n", resp.JSON)
+		return callExitStatus(resp.Status, resp.IsError)
+	}
+	v, err := member(resp.JSON, get)
+	if err != nil {
+		fmt.Fprintf(a.opts.Stdout, "%s\n", resp.JSON)
+		fmt.Fprintf(a.opts.Stderr, "limcp call --get %s: %v\n", get, err)
+		return ExitStatus(1)
+	}
+	fmt.Fprintf(a.opts.Stdout, "%s\n", v)
 	return callExitStatus(resp.Status, resp.IsError)
+}
+
+// member returns the member of the JSON document doc at path (dot-separated
+// object keys and array indices): a string bare, anything else as compact
+// JSON. It says where the path leaves the document.
+func member(doc []byte, path string) (string, error) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return "", err
+	}
+	for i, step := range strings.Split(path, ".") {
+		at := strings.Join(strings.Split(path, ".")[:i], ".")
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[step]
+			if !ok {
+				return "", fmt.Errorf("%q has no member %q", at, step)
+			}
+			v = next
+		case []any:
+			n, err := strconv.Atoi(step)
+			if err != nil || n < 0 || n >= len(x) {
+				return "", fmt.Errorf("%q has %d items; %q is not one of its indices", at, len(x), step)
+			}
+			v = x[n]
+		default:
+			return "", fmt.Errorf("%q is not an object or an array", at)
+		}
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // callExitStatus maps a response's status to limcp call's exit status: 0

@@ -26,6 +26,7 @@ type spawnFlags struct {
 	promptFile    string
 	notifyURL     string
 	notifyCommand []string
+	quiet         bool
 }
 
 func (f *spawnFlags) add(c *cobra.Command) {
@@ -39,6 +40,7 @@ func (f *spawnFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "deadline of each agent invocation, e.g. 90s (0: none); past it the run is timed_out")
 	c.Flags().StringVar(&f.label, "label", "", "a label for the record (default: derived from the command)")
 	c.Flags().StringVar(&f.team, "team", "", "post the run's end on this team's board (the team must exist)")
+	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the new run's id (for scripts: id=$(limcp agent -q echo hi)); --json still prints the whole result")
 	// SECURITY: the notify flags are for a person at a terminal only. A
 	// notify command is arbitrary code execution, and a notify URL points
 	// limcp's POSTs at a local port. The MCP server excludes exactly these
@@ -78,7 +80,11 @@ func (a *app) submit(cmd *cobra.Command, f *spawnFlags, do func(context.Context,
 	if err != nil {
 		return err
 	}
-	return a.ok(s, humanSubmitted(s))
+	human := humanSubmitted(s)
+	if f.quiet {
+		human = func(w io.Writer) { fmt.Fprintln(w, s.ID) }
+	}
+	return a.ok(s, human)
 }
 
 func humanSubmitted(s *run.Submitted) func(io.Writer) {

@@ -21,9 +21,11 @@ import (
 // (a caller must not repoint the state directory; the server's home rides in
 // LIMCP_HOME), and "notify-url" and "notify-command" (a terminal notify
 // command is arbitrary code execution, and a notify URL would let a caller
-// make the CLI send requests on its behalf). They are left out of the walk,
-// so no schema carries them and nothing can render them.
-var ExcludedFlags = guard.Forbidden
+// make the CLI send requests on its behalf), and "quiet" (how the CLI
+// prints a submit for a person's script; the server reads the machine
+// result). They are left out of the walk, so no schema carries them and
+// nothing can render them.
+var ExcludedFlags = append(append([]string(nil), guard.Forbidden...), "quiet")
 
 // SynonymSunset is when the v1 tool names stop being accepted as synonyms
 // (DESIGN 1.8): already past, so they are rejected with the verb to use.
