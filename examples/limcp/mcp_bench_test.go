@@ -40,3 +40,40 @@ func BenchmarkMCPJobStatus(b *testing.B) {
 	b.ReportMetric(float64(md.Microseconds())/1000, "direct-ms")
 	b.ReportMetric((float64(ms)/float64(md)-1)*100, "overhead-%")
 }
+
+// BenchmarkMCPJobStatusChecks measures what the request checks added for a
+// hostile client cost job.status through a session: two stdio servers over
+// one home, one with every limit on (the default: an in-flight slot per
+// command, the response-size account, the spawn bucket) and one with them
+// off (-1), asked in turn, medians compared. job.status has no path
+// parameter, so confinement costs it only the scan for one; the commands'
+// environment is built once, when a server starts. (A path argument's own
+// check is BenchmarkConfineSmallFile in package verbsurface.)
+func BenchmarkMCPJobStatusChecks(b *testing.B) {
+	e := newEnv(b)
+	on := e.dialStdio(nil, nil)
+	off := e.dialStdio(nil, nil, "--max-inflight", "-1", "--spawns-per-minute", "-1", "--max-response-bytes", "-1")
+	id := e.submit("agent", "echo", "bench").ID
+	req := map[string]any{"ops": []any{map[string]any{"op": "job.status", "args": map[string]any{"ids": []any{id}}}}}
+	for range 3 { // warm both servers
+		on.request(req)
+		off.request(req)
+	}
+	var withChecks, without []time.Duration
+	for b.Loop() {
+		for _, s := range []struct {
+			c   *mcpClient
+			out *[]time.Duration
+		}{{on, &withChecks}, {off, &without}} {
+			t0 := time.Now()
+			if r := s.c.request(req); r.Status != "success" {
+				b.Fatalf("job.status: %s", r.raw)
+			}
+			*s.out = append(*s.out, time.Since(t0))
+		}
+	}
+	mw, mo := median(withChecks), median(without)
+	b.ReportMetric(float64(mw.Microseconds())/1000, "checks-ms")
+	b.ReportMetric(float64(mo.Microseconds())/1000, "nochecks-ms")
+	b.ReportMetric((float64(mw)/float64(mo)-1)*100, "overhead-%")
+}
