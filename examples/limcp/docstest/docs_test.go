@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package docstest
 
 import (
 	"bufio"
@@ -12,8 +12,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/e2e"
 )
 
+// Package docstest runs the READMEs as written (its own package, so the
+// minutes it takes have their own test timeout).
+//
 // The READMEs are run as written: every shell block, in order, in a fresh
 // home and a fresh temporary directory, with `limcp` on PATH as
 // `go install ./examples/limcp` would put it. A block a test machine cannot
@@ -29,6 +34,38 @@ import (
 // in the next, as in a reader's terminal.
 
 const docsSkipMarker = "<!-- docs-test: skip:"
+
+var limcpBin string
+
+func TestMain(m *testing.M) {
+	bin, cleanup, err := e2e.Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	limcpBin = bin
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// taggedEnv is this process's environment without the developer's LIMCP_
+// variables, tagged so that every process a block leaves behind is reaped.
+func taggedEnv(t *testing.T) []string {
+	tag := t.TempDir()
+	t.Cleanup(func() {
+		if left := e2e.Reap(tag); len(left) > 0 {
+			t.Errorf("processes %v outlived the blocks and could not be stopped", left)
+		}
+	})
+	env := []string{e2e.TagVar + "=" + tag}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LIMCP_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
 
 // docBlock is one fenced shell block of a Markdown file.
 type docBlock struct {
@@ -106,7 +143,7 @@ func TestDocsRunAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the READMEs' blocks build and run limcp for real")
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +156,6 @@ func TestDocsRunAsWritten(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := newEnv(t)
 			home, bin, tmp := t.TempDir(), t.TempDir(), t.TempDir()
 			if err := os.Symlink(limcpBin, filepath.Join(bin, "limcp")); err != nil {
 				t.Fatal(err)
@@ -144,7 +180,7 @@ func TestDocsRunAsWritten(t *testing.T) {
 			}
 			cmd := exec.Command("bash", "-c", script.String())
 			cmd.Dir = dir
-			cmd.Env = docsEnv(e.environ(), home, bin, tmp)
+			cmd.Env = docsEnv(taggedEnv(t), home, bin, tmp)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			cmd.Stdin = nil
@@ -155,7 +191,7 @@ func TestDocsRunAsWritten(t *testing.T) {
 			go func() { done <- cmd.Wait() }()
 			select {
 			case err = <-done:
-			case <-time.After(8 * time.Minute):
+			case <-time.After(4 * time.Minute):
 				_ = cmd.Process.Kill()
 				err = fmt.Errorf("timed out: %w", <-done)
 			}
@@ -227,7 +263,7 @@ func TestDocBlocks(t *testing.T) {
 // TestReposStandAlone: nothing in the repository points outside it (a
 // clone has no ../shared).
 func TestReposStandAlone(t *testing.T) {
-	root, _ := filepath.Abs("../..")
+	root, _ := filepath.Abs("../../..")
 	out, err := exec.Command("git", "-C", root, "grep", "-n", "-I", "-F", "-e", "../shared", "--", "*.md", "*.go", ":!*_test.go").CombinedOutput()
 	if err == nil {
 		t.Errorf("files point outside the repository:\n%s", out)
