@@ -1,16 +1,13 @@
 package fromargparse
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 //go:embed walker.py
@@ -54,78 +51,17 @@ func (e *Error) Error() string {
 }
 
 // runWalker runs the embedded walker in mode with request on stdin and
-// decodes its JSON answer into answer.
+// decodes its JSON answer into answer (package pywalk: the interpreter, its
+// process group, the time limit).
 func runWalker(ctx context.Context, opts *Options, mode string, request, answer any) error {
 	if opts == nil {
 		opts = &Options{}
 	}
-	python := opts.Python
-	if python == "" {
-		python = "python3"
+	cfg := pywalk.Config{Python: opts.Python, PythonPath: opts.PythonPath, Dir: opts.Dir, Timeout: opts.Timeout, MinVersion: "3.9"}
+	err := pywalk.Run(ctx, cfg, walkerSource, mode, request, answer)
+	var f *pywalk.Failure
+	if errors.As(err, &f) {
+		return &Error{Kind: f.Kind, Message: f.Message}
 	}
-	path, err := exec.LookPath(python)
-	if err != nil {
-		return &Error{Kind: "python_missing", Message: fmt.Sprintf("Python interpreter %q not found (%v): install Python 3 or set Options.Python", python, err)}
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	in, err := json.Marshal(request)
-	if err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(runCtx, path, "-c", walkerSource, mode)
-	cmd.Dir = opts.Dir
-	cmd.Env = walkerEnv(opts.PythonPath)
-	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// The walker runs imported code, which may start processes of its
-	// own: on timeout or cancellation the whole process group goes, so a
-	// hung factory leaves nothing behind.
-	ownProcessGroup(cmd)
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 2000 {
-			msg = "…" + msg[len(msg)-2000:]
-		}
-		switch {
-		case ctx.Err() != nil:
-			return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s was stopped: the walk was cancelled (%v): %s", path, context.Cause(ctx), msg)}
-		case runCtx.Err() != nil:
-			return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s did not finish within %v (Options.Timeout): %s", path, timeout, msg)}
-		}
-		return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s failed: %v: %s", path, err, msg)}
-	}
-	dec := json.NewDecoder(&stdout)
-	dec.UseNumber()
-	if err := dec.Decode(answer); err != nil {
-		return &Error{Kind: "python_failed", Message: fmt.Sprintf("%s printed no valid answer (%v); is it Python 3.9 or later?", path, err)}
-	}
-	return nil
-}
-
-func walkerEnv(pythonPath []string) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		// The walker's stdout is the answer: no interactive hooks, no
-		// user site quirks from the caller's environment.
-		if strings.HasPrefix(kv, "PYTHONSTARTUP=") || strings.HasPrefix(kv, "PYTHONPATH=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	parts := append([]string(nil), pythonPath...)
-	if old := os.Getenv("PYTHONPATH"); old != "" {
-		parts = append(parts, old)
-	}
-	if len(parts) > 0 {
-		env = append(env, "PYTHONPATH="+strings.Join(parts, string(filepath.ListSeparator)))
-	}
-	env = append(env, "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1")
-	return env
+	return err
 }

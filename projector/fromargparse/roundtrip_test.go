@@ -14,6 +14,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 // stdlibTargets are real argparse programs that ship with Python; their
@@ -398,6 +399,6 @@ func sameJSONPlain(a, b any) bool {
 func pythonCommand(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	c := exec.Command("python3", args...)
-	c.Env = walkerEnv(testOptions(t).PythonPath)
+	c.Env = pywalk.Env(testOptions(t).PythonPath)
 	return c
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -52,7 +54,7 @@ func canImport(python string, modules ...string) bool {
 		return ok
 	}
 	cmd := exec.Command(python, "-c", "import "+strings.Join(modules, ", "))
-	cmd.Env = walkerEnv(nil)
+	cmd.Env = pywalk.Env(nil)
 	ok := cmd.Run() == nil
 	probes[key] = ok
 	return ok

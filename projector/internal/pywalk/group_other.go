@@ -1,6 +1,6 @@
 //go:build !unix
 
-package fromargparse
+package pywalk
 
 import "os/exec"
 

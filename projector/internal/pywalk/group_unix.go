@@ -1,6 +1,6 @@
 //go:build unix
 
-package fromclick
+package pywalk
 
 import (
 	"os"

@@ -1,0 +1,116 @@
+// Package pywalk runs an adapter's embedded Python walker: the interpreter
+// the operator chose, the walker's source on -c, a JSON request on stdin,
+// one JSON answer on stdout, in its own process group under a time limit.
+// fromargparse and fromclick share it; each wraps its failures in its own
+// error type.
+package pywalk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds one walk when Config.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// Config says how to run the walker.
+type Config struct {
+	Python     string        // interpreter name or path ("python3" when empty)
+	PythonPath []string      // prepended to $PYTHONPATH
+	Dir        string        // working directory ("" : this process's)
+	Timeout    time.Duration // DefaultTimeout when zero or less
+	MinVersion string        // named when the answer does not decode ("3.9")
+}
+
+// Failure is a walk that produced no answer. Kind is "python_missing" (the
+// interpreter is not found) or "python_failed" (it failed, was stopped, or
+// printed no valid answer); Message says which, with the end of its
+// stderr.
+type Failure struct {
+	Kind    string
+	Message string
+}
+
+func (f *Failure) Error() string { return f.Message }
+
+// Run runs source in mode (its one argument) with request as JSON on stdin
+// and decodes its stdout into answer (numbers as json.Number). The walker
+// runs imported code, which may start processes of its own: on timeout or
+// cancellation its whole process group is killed, where the platform has
+// process groups.
+func Run(ctx context.Context, cfg Config, source, mode string, request, answer any) error {
+	python := cfg.Python
+	if python == "" {
+		python = "python3"
+	}
+	path, err := exec.LookPath(python)
+	if err != nil {
+		return &Failure{Kind: "python_missing", Message: fmt.Sprintf("Python interpreter %q not found (%v): install Python 3 or set Options.Python", python, err)}
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, err := json.Marshal(request)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(runCtx, path, "-c", source, mode)
+	cmd.Dir = cfg.Dir
+	cmd.Env = Env(cfg.PythonPath)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ownProcessGroup(cmd)
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		switch {
+		case ctx.Err() != nil:
+			return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s was stopped: the walk was cancelled (%v): %s", path, context.Cause(ctx), msg)}
+		case runCtx.Err() != nil:
+			return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s did not finish within %v (Options.Timeout): %s", path, timeout, msg)}
+		}
+		return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s failed: %v: %s", path, err, msg)}
+	}
+	dec := json.NewDecoder(&stdout)
+	dec.UseNumber()
+	if err := dec.Decode(answer); err != nil {
+		return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s printed no valid answer (%v); is it Python %s or later?", path, err, cfg.MinVersion)}
+	}
+	return nil
+}
+
+// Env is the walker's environment: this process's, without the hooks that
+// would write to its stdout (PYTHONSTARTUP), with pythonPath first on
+// PYTHONPATH, UTF-8 I/O and no bytecode written beside the walked code.
+// Tests that run Python beside a walker use it too.
+func Env(pythonPath []string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PYTHONSTARTUP=") || strings.HasPrefix(kv, "PYTHONPATH=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	parts := append([]string(nil), pythonPath...)
+	if old := os.Getenv("PYTHONPATH"); old != "" {
+		parts = append(parts, old)
+	}
+	if len(parts) > 0 {
+		env = append(env, "PYTHONPATH="+strings.Join(parts, string(filepath.ListSeparator)))
+	}
+	return append(env, "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1")
+}
