@@ -2,8 +2,9 @@ package machine
 
 import (
 	"encoding/json"
-	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
 	"io"
+
+	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
 )
 
 // ResultVersion is the version of the machine-result shape this binary emits.
