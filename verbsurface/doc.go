@@ -44,13 +44,15 @@
 //			}
 //		}
 //		surface, err := verbsurface.New(reg, verbsurface.Options{
-//			Source: verbsurface.StaticTree(tree), Exec: runner, MachineFlag: "--json"})
+//			Source: verbsurface.StaticTree(tree), Exec: runner, MachineFlag: "--json"}) // or ExecutableTree: see Example_embedding
 //		if err != nil {
 //			log.Fatal(err)
 //		}
 //		server := mcp.NewServer(&mcp.Implementation{Name: "limcp", Version: "v1"}, nil)
 //		verbsurface.AddRequestTool(server, surface)
-//		log.Fatal(server.Run(context.Background(), &mcp.StdioTransport{}))
+//		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+//			log.Fatal(err) // Run returns nil when the client disconnects normally
+//		}
 //	}
 //
 // # Verbs, the allowlist and the fence

@@ -76,6 +76,14 @@ func (c *projectionCache) get(slot, key string) *projection {
 	return nil
 }
 
+// lastProjection returns the verb's last cached projection, whatever the
+// command it came from (nil if none).
+func (c *projectionCache) lastProjection(verb string) *projection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.verbs[verb].proj
+}
+
 func (c *projectionCache) put(slot, key string, p *projection) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -132,12 +140,10 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("%q is a group of commands, not a runnable command", strings.Join(cmd.Path, " "))}}
 	}
-	if !hasOption(cmd, s.opts.MachineFlag) {
-		return &projection{unavailable: &unavailableReason{Reason: fmt.Sprintf(
-			"no machine-result seam: %q does not accept %s, so it cannot print the one JSON result the surface reads",
-			strings.Join(cmd.Path, " "), s.opts.MachineFlag)}}
+	cmd, bad := s.opts.Machine.seam(t, cmd)
+	if bad != nil {
+		return &projection{unavailable: bad}
 	}
-	cmd = withoutOption(cmd, s.opts.MachineFlag)
 	keyBytes, err := json.Marshal(cmd)
 	if err != nil {
 		return &projection{internal: fmt.Errorf("verbsurface: verb %q: encoding command: %w", v.Name, err)}

@@ -28,24 +28,55 @@ func StaticTree(t *projector.Tree) TreeSource {
 	return func(context.Context) (*projector.Tree, error) { return t, nil }
 }
 
+// ExecutableTree returns a source for a tree that describes the executable
+// file exe and is not re-read from it: a cobra tree walked in-process from
+// the command tree compiled into the binary that will be run (exe is that
+// binary, usually os.Executable()). It records exe's size and modification
+// time now; once the file changes (the binary was rebuilt or replaced),
+// the source fails, so every verb becomes unavailable_verb saying to
+// restart the server, instead of serving the old schemas to a binary that
+// may parse differently. Prefer it to [StaticTree] whenever the tree is
+// tied to a file on disk. It fails only when exe cannot be read.
+func ExecutableTree(t *projector.Tree, exe string) (TreeSource, error) {
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return nil, fmt.Errorf("verbsurface: ExecutableTree: %w", err)
+	}
+	want := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	return func(context.Context) (*projector.Tree, error) {
+		fi, err := os.Stat(exe)
+		if err != nil {
+			return nil, fmt.Errorf("the CLI executable %s: %w", exe, err)
+		}
+		if (fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}) != want {
+			return nil, fmt.Errorf("the CLI executable %s changed on disk since this server started, so its schemas may be stale; restart the server", exe)
+		}
+		return t, nil
+	}, nil
+}
+
 // CacheByFile wraps load so that it runs again only when the file at path
 // (the external CLI's executable) changes: the cache key is the file's
 // path, size and modification time, everything that can change the answer
 // short of rewriting a file in place within the clock's resolution and at
 // the same size. A failed load is not cached. The wrapper is safe for
 // concurrent use.
-func CacheByFile(path string, load TreeSource) TreeSource {
+//
+// Key it on the file whose change changes the parser: for a Python CLI
+// whose parser lives in an imported module, that module's source, not the
+// python3 interpreter; name every such file in more (the key is then all
+// of them together), since a change to any of them reloads the tree.
+func CacheByFile(path string, load TreeSource, more ...string) TreeSource {
 	var (
 		mu    sync.Mutex
-		key   fileKey
+		key   string
 		cache *projector.Tree
 	)
 	return func(ctx context.Context) (*projector.Tree, error) {
-		fi, err := os.Stat(path)
+		k, err := filesKey(append([]string{path}, more...))
 		if err != nil {
-			return nil, fmt.Errorf("verbsurface: CLI executable %s: %w", path, err)
+			return nil, err
 		}
-		k := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		mu.Lock()
 		if cache != nil && k == key {
 			t := cache
@@ -67,4 +98,17 @@ func CacheByFile(path string, load TreeSource) TreeSource {
 type fileKey struct {
 	size  int64
 	mtime int64 // nanoseconds since the epoch
+}
+
+// filesKey is the size and modification time of every file in paths.
+func filesKey(paths []string) (string, error) {
+	var b []byte
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return "", fmt.Errorf("verbsurface: CLI file %s: %w", p, err)
+		}
+		b = fmt.Appendf(b, "%d:%d;", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return string(b), nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/verbsurface/verbsurface/projector"
@@ -29,7 +31,19 @@ type Options struct {
 	// begin with). A command that accepts it neither as a parameter nor as
 	// an excluded flag has no machine-result seam and is unavailable.
 	// Empty: the executor arranges machine output itself.
+	//
+	// MachineFlag "--json" is shorthand for Machine{Args: ["--json"]};
+	// Machine, when it has Args, wins.
 	MachineFlag string
+	// Machine is machine mode in any shape and position: the arguments
+	// that select it (["--json"], ["--format=json"], ["-o", "json"]) and
+	// whether they go after the command path (leaf, the default) or before
+	// it, on the root parser (root: an argparse CLI whose --json belongs to
+	// the top-level parser). The seam check applies either way: the
+	// command (leaf) or the root command (root) must accept the option
+	// Args[0] spells, else the verb is unavailable, saying which position
+	// would work.
+	Machine Machine
 	// MaxOps caps a batch; zero means [DefaultMaxOps]. More ops is the
 	// request-level error batch_too_large, never a truncation.
 	MaxOps int
@@ -120,6 +134,12 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	}
 	if opts.MaxOps == 0 {
 		opts.MaxOps = DefaultMaxOps
+	}
+	if len(opts.Machine.Args) == 0 && opts.MachineFlag != "" {
+		opts.Machine = Machine{Args: []string{opts.MachineFlag}, At: opts.Machine.At}
+	}
+	if err := opts.Machine.check(); err != nil {
+		return nil, err
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -275,7 +295,12 @@ func (s *Surface) resolve(name string) resolved {
 	if p, ok := s.reg.fence.matchName(name); ok {
 		return resolved{err: &ErrorObject{Code: CodeNotAllowed, Message: fencedMessage(name, p)}}
 	}
-	matches := closeMatches(name, s.reg.Verbs())
+	matches := s.pathMatches(name)
+	for _, m := range closeMatches(name, s.reg.Verbs()) {
+		if !slices.Contains(matches, m) && len(matches) < maxMatches {
+			matches = append(matches, m)
+		}
+	}
 	msg := fmt.Sprintf("%s is not a verb of this surface", short(name))
 	if len(matches) > 0 {
 		msg += "; did you mean " + quoteList(matches) + "?"
@@ -318,11 +343,15 @@ func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []P
 		} else {
 			eo.Message += "; fix it and resend"
 		}
-		if v.Class == ClassSpawn && op != nil && op.Fingerprint != p.fingerprint {
+		if v.needsFingerprint() && op != nil && op.Fingerprint != p.fingerprint {
 			eo.Message += fmt.Sprintf(" with \"fingerprint\": %q", p.fingerprint)
 		}
 	case CodeMissingFingerprint:
-		eo.Message = fmt.Sprintf("%s starts work, so the op must carry \"fingerprint\" (the schema_fingerprint from help): resend with \"fingerprint\": %q after checking the args against the schema", v.Name, p.fingerprint)
+		why := "starts work"
+		if v.Class != ClassSpawn {
+			why = "requires agreement on its schema"
+		}
+		eo.Message = fmt.Sprintf("%s %s, so the op must carry \"fingerprint\" (the schema_fingerprint from help): resend with \"fingerprint\": %q after checking the args against the schema", v.Name, why, p.fingerprint)
 	case CodeStaleFingerprint:
 		eo.Message = fmt.Sprintf("the fingerprint %s does not match the current schema of %s (%s): the schema changed since you read it; check the args against the schema given here and resend with the new fingerprint", short(op.Fingerprint), v.Name, p.fingerprint)
 	}
@@ -386,7 +415,7 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)})
 		}
 	}
-	if v.Class == ClassSpawn {
+	if v.needsFingerprint() {
 		switch op.Fingerprint {
 		case p.fingerprint:
 		case "":
@@ -495,10 +524,14 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		return nil, &ErrorObject{Code: CodeInternalError,
 			Message: fmt.Sprintf("verbsurface: verb %q: args validated but did not render: %v", v.Name, err)}
 	}
-	argv := make([]string, 0, len(p.cmd.Path)+1+len(tail))
+	m := s.opts.Machine
+	argv := make([]string, 0, len(p.cmd.Path)+len(m.Args)+len(tail))
+	if m.At == MachineAtRoot {
+		argv = append(argv, m.Args...)
+	}
 	argv = append(argv, p.cmd.Path...)
-	if s.opts.MachineFlag != "" {
-		argv = append(argv, s.opts.MachineFlag)
+	if m.At != MachineAtRoot {
+		argv = append(argv, m.Args...)
 	}
 	argv = append(argv, tail...)
 	data, err := s.opts.Exec.Run(ctx, argv)
@@ -540,4 +573,65 @@ func (s *Surface) description() string {
 // tool's input schema) as compact JSON.
 func (s *Surface) EnvelopeSchema() json.RawMessage {
 	return json.RawMessage(envelopeSchemaJSON(s.opts.MaxOps))
+}
+
+// Unoffered is a registered verb the surface cannot offer, as [Surface.Check]
+// reports it.
+type Unoffered struct {
+	Verb   string `json:"verb"`
+	Code   string `json:"code"`            // unavailable_verb, not_allowed or internal_error
+	Param  string `json:"param,omitempty"` // the parameter at fault, when one is
+	Reason string `json:"reason"`
+}
+
+// Check projects every registered verb now and returns those that cannot
+// be offered, and why: the parser could not be read, the command path does
+// not exist, the command has no machine-result seam or an unrepresentable
+// parameter, or it resolves to a fenced command. An empty result means
+// every verb would be offered. A server should call it at start and refuse
+// to start on any problem (a configuration mistake otherwise surfaces only
+// to the agent, as a catalog whose status is success) unless its operator
+// said to tolerate unavailable verbs.
+func (s *Surface) Check(ctx context.Context) []Unoffered {
+	rs := &requestState{}
+	var out []Unoffered
+	for _, v := range s.reg.snapshot() {
+		p := s.project(ctx, rs, v)
+		if p.ok() {
+			continue
+		}
+		eo := s.unofferedError(v, p)
+		out = append(out, Unoffered{Verb: v.Name, Code: eo.Code, Param: eo.Param, Reason: eo.Message})
+	}
+	return out
+}
+
+// pathMatches returns the verbs whose command the caller named as the CLI
+// spells it: its path ("note list", "note.list"), its last element alone
+// ("list" for note.list) or an alias of it that the last projection of the
+// verb recorded. A caller who knows the CLI types its words, not the verb
+// names.
+func (s *Surface) pathMatches(name string) []string {
+	q := foldTokens(name)
+	if len(q) == 0 {
+		return nil
+	}
+	var out []string
+	for _, v := range s.reg.snapshot() {
+		last := []string{v.Path[len(v.Path)-1]}
+		if p := s.cache.lastProjection(v.Name); p != nil && p.cmd != nil {
+			last = append(last, p.cmd.Aliases...)
+		}
+		hit := false
+		for _, l := range last {
+			full := append(slices.Clone(v.Path[:len(v.Path)-1]), l)
+			if slices.Equal(q, foldTokens(strings.Join(full, " "))) || slices.Equal(q, foldTokens(l)) {
+				hit = true
+			}
+		}
+		if hit && len(out) < maxMatches {
+			out = append(out, v.Name)
+		}
+	}
+	return out
 }

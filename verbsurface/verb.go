@@ -39,7 +39,10 @@ type Verb struct {
 	// Path is the CLI command path the verb runs or mirrors (["job","wait"]).
 	// Registration refuses a fenced path.
 	Path []string
-	// Summary is the one line the catalog shows.
+	// Summary is the one line the catalog and help show. Empty means the
+	// command's own one-line help from the parser (projector.Command.Summary:
+	// cobra's Short, argparse's help= of the subparser), read live like
+	// the schema; the catalog clips either to 60 runes.
 	Summary string
 	// Synonyms are the verb's v1 names ("submit_agent"). They are accepted
 	// until Options.SynonymSunset, resolved before dispatch, and never
@@ -60,7 +63,16 @@ type Verb struct {
 	// annotation), and override it; PathNone unmarks a parameter. Every
 	// such argument is confined to Options.Roots before anything runs.
 	PathParams map[string]projector.PathUse
+	// RequireFingerprint makes an op of this verb carry the fingerprint of
+	// the schema it was written against, whatever its class: a destructive
+	// control verb (note.rm) or a synchronous one that writes (note.add)
+	// can demand agreement without calling itself spawn. False leaves it
+	// to the class: spawn verbs always require one.
+	RequireFingerprint bool
 }
+
+// needsFingerprint reports whether an op of v must carry the fingerprint.
+func (v *Verb) needsFingerprint() bool { return v.Class == ClassSpawn || v.RequireFingerprint }
 
 // Dynamic describes a verb's dynamic parameter (DESIGN 2.6).
 type Dynamic struct {

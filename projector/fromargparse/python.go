@@ -31,6 +31,12 @@ type Options struct {
 	// On timeout, as on cancellation of the context, the walker's whole
 	// process group is killed (imported code may have started processes).
 	Timeout time.Duration
+	// ExcludeFlags names parameters (schema name "home" or option string
+	// "--home") that are no caller's parameters anywhere in the tree: the
+	// operator sets them itself. They are removed as
+	// projector.ExcludeParams removes them, and recorded in each command's
+	// Excluded.
+	ExcludeFlags []string
 }
 
 // Error is a failure to obtain a parser: Python is missing, the module does

@@ -49,6 +49,9 @@ func WalkAll(ctx context.Context, targets []string, opts *Options) ([]*projector
 			continue
 		}
 		trees[i] = buildTree(targets[i], r.Parser)
+		if opts != nil && len(opts.ExcludeFlags) > 0 {
+			trees[i] = projector.ExcludeParams(trees[i], opts.ExcludeFlags...)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

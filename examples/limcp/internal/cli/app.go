@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
@@ -218,16 +218,7 @@ type usageError struct {
 
 // newUsageError wraps a cobra or pflag error, naming the flag it is about.
 func newUsageError(err error) *usageError {
-	ue := &usageError{err: err}
-	var iv *pflag.InvalidValueError
-	var vr *pflag.ValueRequiredError
-	switch {
-	case errors.As(err, &iv):
-		ue.argument = iv.GetFlag().Name
-	case errors.As(err, &vr):
-		ue.argument = vr.GetFlag().Name
-	}
-	return ue
+	return &usageError{err: err, argument: vsmachine.FlagArgument(err)}
 }
 
 func (e *usageError) Error() string { return e.err.Error() }

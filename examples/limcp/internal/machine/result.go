@@ -3,10 +3,14 @@ package machine
 import (
 	"encoding/json"
 	"io"
+
+	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
 )
 
 // ResultVersion is the version of the machine-result shape this binary emits.
-const ResultVersion = 1
+// It is the public writer's (dispatch/machine), which limcp's result shape
+// follows.
+const ResultVersion = vsmachine.ResultVersion
 
 // Result is one machine result. Exactly one of Data (when OK) or Error is set.
 type Result struct {

@@ -96,7 +96,7 @@ type Limits struct {
 type Server struct {
 	opts    Options
 	exe     string
-	exeSig  fileSig
+	exeTree verbsurface.TreeSource // the walked tree, while the executable is unchanged
 	runner  *dispatch.Runner
 	surface *verbsurface.Surface
 	tree    *projector.Tree
@@ -166,14 +166,13 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.exe = s.runner.Path()
-	// The signature every request compares against: without it, every verb
-	// would read as "changed on disk" for the server's whole life.
-	fi, err := os.Stat(s.exe)
-	if err != nil {
+	// The schemas come from the tree compiled into this process; once the
+	// binary the server dispatches to is replaced, a request gets
+	// unavailable_verb saying to restart, never a stale schema.
+	if s.exeTree, err = verbsurface.ExecutableTree(s.tree, s.exe); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("server: the limcp executable %s: %w", s.exe, err)
+		return nil, fmt.Errorf("server: the limcp executable: %w", err)
 	}
-	s.exeSig = fileSig{fi.Size(), fi.ModTime().UnixNano()}
 	reg, err := s.register()
 	if err != nil {
 		s.Close()
@@ -239,24 +238,16 @@ func (s *Server) commandEnv() []string {
 	return env
 }
 
-// errExecutableChanged makes every verb unavailable once the binary the
-// server dispatches to is no longer the one it started with: the schemas
-// come from the tree compiled into this process, and a replaced binary may
-// parse differently. Restarting the server fixes it.
-var errExecutableChanged = errors.New("the limcp executable changed on disk since this server started; restart the server")
-
 // treeSource is the surface's TreeSource: the tree walked at start, as
-// long as the executable it describes is unchanged, with the model
-// parameters describing the providers usable now (liveModels).
+// long as the executable it describes is unchanged
+// (verbsurface.ExecutableTree), with the model parameters describing the
+// providers usable now (liveModels).
 func (s *Server) treeSource(ctx context.Context) (*projector.Tree, error) {
-	fi, err := os.Stat(s.exe)
+	t, err := s.exeTree(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("the limcp executable %s: %w", s.exe, err)
+		return nil, err
 	}
-	if (fileSig{fi.Size(), fi.ModTime().UnixNano()}) != s.exeSig {
-		return nil, errExecutableChanged
-	}
-	return s.models.treeOf(s.tree), nil
+	return s.models.treeOf(t), nil
 }
 
 // injectPlaybook is play.submit's dynamic parameter: the CLI's own

@@ -1,0 +1,287 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/verbsurface"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the one YAML document that fronts a CLI. Every key is
+// documented in the README ("Front your CLI in five minutes"); a key not
+// declared here is refused, so a misspelt key never passes in silence.
+type Config struct {
+	// Name is the server's name (serverInfo.name) and the tool's title.
+	Name string `yaml:"name"`
+	// Command is the executable and its fixed leading arguments.
+	Command []string `yaml:"command"`
+	// Machine is how the CLI is put into machine mode.
+	Machine MachineConfig `yaml:"machine"`
+	// Source is where the parser tree comes from: exactly one of its keys.
+	Source SourceConfig `yaml:"source"`
+	// Env names the variables passed to the CLI besides the allowlist.
+	Env EnvConfig `yaml:"env"`
+	// Exclude names parameters no caller may set (by name or option).
+	Exclude []string `yaml:"exclude"`
+	// Fence lists command paths never offered. Absent: verbsurface's
+	// default fence; an empty list fences nothing.
+	Fence *[][]string `yaml:"fence"`
+	// Verbs is the allowlist.
+	Verbs []VerbConfig `yaml:"verbs"`
+	// Roots are the directories under which callers may name files.
+	Roots []string `yaml:"roots"`
+	// Timeout bounds each CLI command ("30s"); empty: dispatch's default.
+	Timeout string `yaml:"timeout"`
+
+	file string // where it was read from, for errors
+	dir  string // its directory: relative paths are relative to it
+}
+
+// MachineConfig is verbsurface.Machine in YAML.
+type MachineConfig struct {
+	Args []string `yaml:"args"`
+	At   string   `yaml:"at"`
+}
+
+// SourceConfig says where the parser tree comes from.
+type SourceConfig struct {
+	Argparse *PythonSource `yaml:"argparse"`
+	Click    *PythonSource `yaml:"click"`
+	// TreeCommand is a command that prints the tree as JSON
+	// (fromcobra.TreeCommand's __verbsurface-tree).
+	TreeCommand []string `yaml:"tree_command"`
+	// TreeFile is a file holding the tree as JSON.
+	TreeFile string `yaml:"tree_file"`
+}
+
+// PythonSource walks a Python parser in process ("module:function").
+type PythonSource struct {
+	Target     string   `yaml:"target"`
+	PythonPath []string `yaml:"pythonpath"`
+	Python     string   `yaml:"python"`
+	// Watch lists more files whose change reloads the tree (the module of
+	// the target and the script in command are watched already).
+	Watch []string `yaml:"watch"`
+}
+
+// EnvConfig is the CLI's environment beyond dispatch.DefaultEnvAllowlist.
+type EnvConfig struct {
+	Pass []string `yaml:"pass"`
+}
+
+// VerbConfig is one verb of the allowlist.
+type VerbConfig struct {
+	Name        string   `yaml:"name"`
+	Path        []string `yaml:"path"`
+	Class       string   `yaml:"class"`
+	Fingerprint bool     `yaml:"fingerprint"`
+	Summary     string   `yaml:"summary"`
+	// Files lists the parameters that name files: "param" (read),
+	// "param:write", "param:dir", "param:read".
+	Files []string `yaml:"files"`
+
+	line int
+}
+
+// ConfigError is a configuration mistake: the file, the line when known,
+// the field, and what is wrong.
+type ConfigError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += fmt.Sprintf(":%d", e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
+	}
+	return loc + ": " + e.Msg
+}
+
+// yamlLine matches the line the YAML decoder names ("line 7: field x not
+// found in type main.Config").
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// LoadConfig reads and checks the configuration at path: exactly one YAML
+// document, no undeclared key, and every value sensible.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{File: path, Msg: err.Error()}
+	}
+	abs, _ := filepath.Abs(path)
+	c := &Config{file: path, dir: filepath.Dir(abs)}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &ConfigError{File: path, Msg: "the file holds no YAML document"}
+		}
+		return nil, yamlError(path, err)
+	}
+	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
+		return nil, &ConfigError{File: path, Msg: "the file holds more than one YAML document"}
+	}
+	strict := yaml.NewDecoder(bytes.NewReader(b))
+	strict.KnownFields(true)
+	if err := strict.Decode(c); err != nil {
+		return nil, yamlError(path, err)
+	}
+	// The line of each verb, for the errors about it.
+	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+		m := doc.Content[0].Content
+		for i := 0; i+1 < len(m); i += 2 {
+			if m[i].Value == "verbs" && m[i+1].Kind == yaml.SequenceNode {
+				for j, item := range m[i+1].Content {
+					if j < len(c.Verbs) {
+						c.Verbs[j].line = item.Line
+					}
+				}
+			}
+		}
+	}
+	if err := c.check(lineOf(&doc)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func yamlError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		var line int
+		fmt.Sscan(m[1], &line)
+		detail := strings.ReplaceAll(m[2], "main.", "")
+		field := ""
+		if f, ok := strings.CutPrefix(detail, "field "); ok {
+			field, _, _ = strings.Cut(f, " ")
+			detail = "unknown key (not a configuration key; see the README)"
+		}
+		return &ConfigError{File: path, Line: line, Field: field, Msg: detail}
+	}
+	return &ConfigError{File: path, Msg: msg}
+}
+
+// lineOf returns a function giving the line of a top-level key (0 if absent).
+func lineOf(doc *yaml.Node) func(key string) int {
+	return func(key string) int {
+		if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+			return 0
+		}
+		m := doc.Content[0].Content
+		for i := 0; i+1 < len(m); i += 2 {
+			if m[i].Value == key {
+				return m[i].Line
+			}
+		}
+		return 0
+	}
+}
+
+func (c *Config) check(line func(string) int) error {
+	bad := func(key, field, format string, args ...any) error {
+		return &ConfigError{File: c.file, Line: line(key), Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	if c.Name == "" {
+		return bad("name", "name", "required: the server's name")
+	}
+	if len(c.Command) == 0 || c.Command[0] == "" {
+		return bad("command", "command", "required: the executable and its fixed leading arguments, as a list")
+	}
+	switch c.Machine.At {
+	case "", "root", "leaf":
+	default:
+		return bad("machine", "machine.at", "%q is not root or leaf", c.Machine.At)
+	}
+	if len(c.Machine.Args) > 0 && !strings.HasPrefix(c.Machine.Args[0], "-") {
+		return bad("machine", "machine.args", "%q is not an option (it must start with -)", c.Machine.Args[0])
+	}
+	n := 0
+	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file (%d given)", n)
+	}
+	for _, p := range []*PythonSource{c.Source.Argparse, c.Source.Click} {
+		if p != nil && !strings.Contains(p.Target, ":") {
+			return bad("source", "source.target", "%q is not MODULE:FUNCTION", p.Target)
+		}
+	}
+	if c.Timeout != "" {
+		if _, err := parseDuration(c.Timeout); err != nil {
+			return bad("timeout", "timeout", "%v", err)
+		}
+	}
+	if len(c.Verbs) == 0 {
+		return bad("verbs", "verbs", "required: the verbs to offer (nothing is offered unless listed)")
+	}
+	for i, v := range c.Verbs {
+		field := fmt.Sprintf("verbs[%d]", i)
+		vbad := func(f, format string, args ...any) error {
+			return &ConfigError{File: c.file, Line: v.line, Field: field + f, Msg: fmt.Sprintf(format, args...)}
+		}
+		if len(v.Path) == 0 {
+			return vbad(".path", "required: the CLI command path, as a list ([add], [job, list])")
+		}
+		switch verbsurface.Class(v.Class) {
+		case verbsurface.ClassSpawn, verbsurface.ClassObserve, verbsurface.ClassControl:
+		default:
+			return vbad(".class", "%q is not spawn, observe or control", v.Class)
+		}
+		for _, f := range v.Files {
+			if _, _, err := fileParam(f); err != nil {
+				return vbad(".files", "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// fileParam parses a files entry: "param" or "param:read|write|dir".
+func fileParam(s string) (string, projector.PathUse, error) {
+	name, use, ok := strings.Cut(s, ":")
+	if name == "" {
+		return "", "", fmt.Errorf("%q names no parameter", s)
+	}
+	if !ok {
+		return name, projector.PathRead, nil
+	}
+	u := projector.PathUse(use)
+	if !slices.Contains([]projector.PathUse{projector.PathRead, projector.PathWrite, projector.PathDir}, u) {
+		return "", "", fmt.Errorf("%q: use %q is not read, write or dir", s, use)
+	}
+	return name, u, nil
+}
+
+// path resolves p against the configuration file's directory.
+func (c *Config) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// registerError names a verb's line for a registration refusal.
+func (c *Config) verbError(i int, err error) error {
+	return &ConfigError{File: c.file, Line: c.Verbs[i].line, Field: fmt.Sprintf("verbs[%d]", i), Msg: err.Error()}
+}

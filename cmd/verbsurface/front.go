@@ -1,0 +1,230 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromclick"
+	"github.com/verbsurface/verbsurface/verbsurface"
+)
+
+// front is one configured CLI, served as the one tool.
+type front struct {
+	cfg     *Config
+	source  verbsurface.TreeSource
+	runner  *dispatch.Runner
+	surface *verbsurface.Surface
+}
+
+// noRootsHint completes the refusal of a path argument when the
+// configuration allows no files.
+const noRootsHint = "its operator can list directories under roots: in the configuration to allow the files under them"
+
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err == nil && d <= 0 {
+		err = fmt.Errorf("%q is not positive", s)
+	}
+	return d, err
+}
+
+// newFront builds the surface the configuration describes. It fails on
+// anything the configuration got wrong that can be known before a
+// request: an executable that cannot be found, a verb the registry
+// refuses, a root that does not exist.
+func newFront(cfg *Config) (*front, error) {
+	env := dispatch.AllowlistEnv(os.Environ(), cfg.Env.Pass...)
+	var timeout time.Duration
+	if cfg.Timeout != "" {
+		timeout, _ = parseDuration(cfg.Timeout)
+	}
+	command := cfg.resolvedCommand()
+	runner, err := dispatch.NewRunner(command[0], dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout})
+	if err != nil {
+		return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
+	}
+	f := &front{cfg: cfg, runner: runner}
+	if f.source, err = cfg.treeSource(runner.Path(), env); err != nil {
+		return nil, err
+	}
+	var ropts *verbsurface.RegistryOptions
+	if cfg.Fence != nil {
+		fence := *cfg.Fence
+		if fence == nil {
+			fence = [][]string{}
+		}
+		ropts = &verbsurface.RegistryOptions{Fence: fence}
+	}
+	reg, err := verbsurface.NewRegistry(ropts)
+	if err != nil {
+		return nil, &ConfigError{File: cfg.file, Field: "fence", Msg: err.Error()}
+	}
+	for i, vc := range cfg.Verbs {
+		v := verbsurface.Verb{Name: vc.Name, Class: verbsurface.Class(vc.Class), Path: vc.Path,
+			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint}
+		if len(vc.Files) > 0 {
+			v.PathParams = map[string]projector.PathUse{}
+			for _, fp := range vc.Files {
+				name, use, _ := fileParam(fp)
+				v.PathParams[name] = use
+			}
+		}
+		if err := reg.Register(v); err != nil {
+			return nil, cfg.verbError(i, err)
+		}
+	}
+	roots := make([]string, len(cfg.Roots))
+	for i, r := range cfg.Roots {
+		roots[i] = cfg.path(r)
+	}
+	f.surface, err = verbsurface.New(reg, verbsurface.Options{
+		Source:      f.source,
+		Exec:        runner,
+		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
+		Title:       cfg.Name,
+		Roots:       roots,
+		NoRootsHint: noRootsHint,
+	})
+	if err != nil {
+		return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
+	}
+	return f, nil
+}
+
+// treeSource is the configured parser source, live: it is read again
+// whenever the executable, the script it runs, the Python module of the
+// target or a watched file changes, so an edited CLI gives new schemas
+// and fingerprints on the next request.
+func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, error) {
+	exclude := func(t *projector.Tree) *projector.Tree { return projector.ExcludeParams(t, c.Exclude...) }
+	watch := []string{exe}
+	for _, a := range c.resolvedCommand()[1:] {
+		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+			watch = append(watch, a)
+		}
+	}
+	s := c.Source
+	switch {
+	case s.Argparse != nil || s.Click != nil:
+		p, click := s.Argparse, false
+		if p == nil {
+			p, click = s.Click, true
+		}
+		pypath := make([]string, len(p.PythonPath))
+		for i, d := range p.PythonPath {
+			pypath[i] = c.path(d)
+		}
+		if m := moduleFile(strings.SplitN(p.Target, ":", 2)[0], pypath); m != "" {
+			watch = append(watch, m)
+		}
+		for _, w := range p.Watch {
+			watch = append(watch, c.path(w))
+		}
+		load := func(ctx context.Context) (*projector.Tree, error) {
+			if click {
+				t, err := fromclick.Walk(ctx, p.Target, &fromclick.Options{Python: p.Python, PythonPath: pypath})
+				if err != nil {
+					return nil, err
+				}
+				return exclude(t), nil
+			}
+			return fromargparse.Walk(ctx, p.Target, &fromargparse.Options{Python: p.Python, PythonPath: pypath, ExcludeFlags: c.Exclude})
+		}
+		return verbsurface.CacheByFile(watch[0], load, watch[1:]...), nil
+	case len(s.TreeCommand) > 0:
+		prog, err := exec.LookPath(s.TreeCommand[0])
+		if err != nil {
+			return nil, &ConfigError{File: c.file, Field: "source.tree_command", Msg: err.Error()}
+		}
+		load := func(ctx context.Context) (*projector.Tree, error) {
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, prog, s.TreeCommand[1:]...)
+			cmd.Env = env
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				return nil, fmt.Errorf("tree command %q: %v: %s", s.TreeCommand, err, firstLine(stderr.String()))
+			}
+			var t projector.Tree
+			if err := json.Unmarshal(out, &t); err != nil {
+				return nil, fmt.Errorf("tree command %q did not print a tree as JSON: %v", s.TreeCommand, err)
+			}
+			return exclude(&t), nil
+		}
+		return verbsurface.CacheByFile(prog, load, watch...), nil
+	default:
+		file := c.path(s.TreeFile)
+		load := func(context.Context) (*projector.Tree, error) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			var t projector.Tree
+			if err := json.Unmarshal(b, &t); err != nil {
+				return nil, fmt.Errorf("tree file %s is not a tree as JSON: %v", file, err)
+			}
+			return exclude(&t), nil
+		}
+		return verbsurface.CacheByFile(file, load, watch...), nil
+	}
+}
+
+// resolvedCommand is Command with relative paths resolved against the
+// configuration's directory: the executable when it names a path
+// ("./bin/mycli"), and each argument that names a file there ("notes.py"),
+// so the server runs the same CLI wherever it is started from.
+func (c *Config) resolvedCommand() []string {
+	out := slices.Clone(c.Command)
+	if strings.Contains(out[0], "/") {
+		out[0] = c.path(out[0])
+	}
+	for i, a := range out[1:] {
+		if filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
+			continue
+		}
+		if fi, err := os.Stat(c.path(a)); err == nil && fi.Mode().IsRegular() {
+			out[i+1] = c.path(a)
+		}
+	}
+	return out
+}
+
+// moduleFile finds the source of a Python module on the given path ("" if
+// it is not there, for example an installed package: list it under watch).
+func moduleFile(module string, path []string) string {
+	rel := filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))
+	for _, dir := range path {
+		for _, cand := range []string{rel + ".py", filepath.Join(rel, "__init__.py")} {
+			if fi, err := os.Stat(filepath.Join(dir, cand)); err == nil && fi.Mode().IsRegular() {
+				return filepath.Join(dir, cand)
+			}
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,187 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/verbsurface"
+)
+
+// version is the serverInfo.version the server reports.
+const version = "0.1.0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// exitError carries an exit status without a message of its own (the
+// command printed what it had to say).
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return int(ee)
+	}
+	fmt.Fprintln(stderr, "verbsurface:", err)
+	return 1
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "verbsurface",
+		Short:         "serve any CLI with a machine mode as one MCP tool, from one YAML file",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	var file string
+	load := func() (*front, error) {
+		if file == "" {
+			return nil, errors.New("-c FILE is required (the YAML configuration)")
+		}
+		cfg, err := LoadConfig(file)
+		if err != nil {
+			return nil, err
+		}
+		return newFront(cfg)
+	}
+
+	var tolerate bool
+	serve := &cobra.Command{
+		Use:   "serve -c FILE",
+		Short: "serve the configured CLI as the one MCP tool on stdin/stdout",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			f, err := load()
+			if err != nil {
+				return err
+			}
+			// A configuration mistake must stop the operator here, not
+			// surface to the agent as a catalog whose status is success.
+			if problems := f.surface.Check(c.Context()); len(problems) > 0 {
+				for _, p := range problems {
+					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", file, p.Verb, p.Reason)
+				}
+				if !tolerate {
+					fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration, or start with --tolerate-unavailable")
+					return exitError(1)
+				}
+			}
+			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: version}, nil)
+			verbsurface.AddRequestTool(server, f.surface)
+			err = server.Run(c.Context(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+				return nil // the client disconnected, or we were told to stop
+			}
+			return err
+		},
+	}
+	serve.Flags().BoolVar(&tolerate, "tolerate-unavailable", false, "serve even when some verbs cannot be offered (they answer unavailable_verb)")
+
+	call := &cobra.Command{
+		Use:   "call -c FILE REQUEST",
+		Short: "answer one request (the tool's JSON arguments) and print the response",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			f, err := load()
+			if err != nil {
+				return err
+			}
+			resp := f.surface.Handle(c.Context(), json.RawMessage(args[0]), nil)
+			fmt.Fprintf(stdout, "%s\n", resp.JSON())
+			if resp.IsError() {
+				return exitError(1)
+			}
+			return nil
+		},
+	}
+
+	check := &cobra.Command{
+		Use:   "check -c FILE",
+		Short: "check the configuration and every verb; non-zero on any problem",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			f, err := load()
+			if err != nil {
+				return err
+			}
+			problems := f.surface.Check(c.Context())
+			for _, p := range problems {
+				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", file, p.Verb, p.Code, p.Reason)
+			}
+			if len(problems) > 0 {
+				return exitError(1)
+			}
+			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, len(f.cfg.Verbs))
+			return nil
+		},
+	}
+
+	var target string
+	var pythonPath []string
+	inventory := &cobra.Command{
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION)",
+		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			var rep any
+			var err error
+			if target != "" {
+				t, werr := fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+				if werr != nil {
+					return werr
+				}
+				rep = projector.Inventory(t, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence})
+			} else {
+				f, lerr := load()
+				if lerr != nil {
+					return lerr
+				}
+				rep, err = f.inventory(c.Context())
+				if err != nil {
+					return err
+				}
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		},
+	}
+	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
+	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
+
+	for _, c := range []*cobra.Command{serve, call, check, inventory} {
+		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
+		root.AddCommand(c)
+	}
+	return root
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
