@@ -117,7 +117,7 @@ func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	if err := strict.Decode(&f); err != nil {
-		return nil, fmt.Errorf("policy: %s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, yamlError(name, err)
 	}
 	lines := nodeLines(&root)
 	if f.Version != 1 {
@@ -318,4 +318,30 @@ func (l lineIndex) rule(i int) int {
 		return n.Content[i].Line
 	}
 	return l.key("rules")
+}
+
+// typeNames names the decoder's Go types as the file's reader knows them.
+var typeNames = strings.NewReplacer("field ", "key ", " in type policy.file", " at the top level",
+	" in type policy.ruleSpec", " in a rule", " in type policy.condSpec", " in a condition", " in type policy.Limits", " in limits")
+
+// yamlError restates the decoder's errors ("line 4: field x not found in
+// type policy.ruleSpec") as FILE:LINE: messages, one per problem.
+func yamlError(name string, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return fmt.Errorf("policy: %s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, e := range te.Errors {
+		var line int
+		var rest string
+		if n, _ := fmt.Sscanf(e, "line %d:", &line); n == 1 {
+			_, rest, _ = strings.Cut(e, ": ")
+			rest = typeNames.Replace(rest)
+			msgs[i] = fmt.Sprintf("%s:%d: %s", name, line, rest)
+		} else {
+			msgs[i] = name + ": " + e
+		}
+	}
+	return errors.New("policy: " + strings.Join(msgs, "; "))
 }

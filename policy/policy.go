@@ -258,3 +258,29 @@ func quoteShort(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// ReadOnlyRule names the built-in read-only policy's rules.
+const ReadOnlyRule = "read-only"
+
+// ReadOnly is the built-in read-only policy over verbs: observe verbs
+// allow, every other verb deny, the same judgement as the server's
+// --read-only (verbsurface.Options.ReadOnly), so a client's hook can hold a
+// read-only server to what it says.
+func ReadOnly(verbs []Verb) *Policy {
+	p := &Policy{defaultDecision: Deny, defaultReason: "this surface is read-only: only observe verbs may run",
+		verbs: map[string]*Verb{}, byVerb: map[string][]int{},
+		rules: []rule{{name: ReadOnlyRule, decision: Allow, reason: "observe verbs only read"}}}
+	for i := range verbs {
+		v := &verbs[i]
+		p.verbs[v.Name] = v
+		for _, s := range v.Synonyms {
+			if _, taken := p.verbs[s]; !taken {
+				p.verbs[s] = v
+			}
+		}
+		if v.Class == "observe" {
+			p.byVerb[v.Name] = []int{0}
+		}
+	}
+	return p
+}
