@@ -75,7 +75,6 @@ func readBounded(f *os.File, filename string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-
 // Parse checks data, a policy file's text (name is used in errors), against
 // verbs. The document is YAML, one document, every key known:
 //

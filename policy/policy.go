@@ -105,12 +105,12 @@ type rule struct {
 // not hold (so a rule conditioned on a value never matches an op that
 // leaves it to the CLI's default).
 type cond struct {
-	param      string
-	min, max   *float64
-	minItems   *int
-	maxItems   *int
-	in, notIn  []string // canonical text of each value
-	pattern    *regexp.Regexp
+	param     string
+	min, max  *float64
+	minItems  *int
+	maxItems  *int
+	in, notIn []string // canonical text of each value
+	pattern   *regexp.Regexp
 }
 
 // Evaluate decides one op: the first rule whose verbs match and whose
