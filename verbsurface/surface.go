@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,6 +116,9 @@ type Surface struct {
 	cache  projectionCache
 	roots  []string      // Options.Roots, real and sorted
 	spawns *spawnLimiter // nil: no rate limit
+	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
+	// random per surface, so a state is good only where it was issued.
+	confirmKey [32]byte
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -159,7 +163,16 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if opts.SpawnsPerMinute == 0 {
 		opts.SpawnsPerMinute = DefaultSpawnsPerMinute
 	}
+	if opts.ConfirmWithin < 0 {
+		return nil, fmt.Errorf("verbsurface: New: Options.ConfirmWithin %v is negative", opts.ConfirmWithin)
+	}
+	if opts.ConfirmWithin == 0 {
+		opts.ConfirmWithin = DefaultConfirmWithin
+	}
 	s := &Surface{reg: reg, opts: opts, roots: roots}
+	if _, err := rand.Read(s.confirmKey[:]); err != nil {
+		return nil, fmt.Errorf("verbsurface: New: a confirmation key: %w", err)
+	}
 	if opts.SpawnsPerMinute > 0 {
 		s.spawns = &spawnLimiter{perMinute: opts.SpawnsPerMinute, now: opts.Now, buckets: map[string]*bucket{}}
 	}
