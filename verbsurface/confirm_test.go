@@ -344,3 +344,25 @@ func TestConfirmForgedState(t *testing.T) {
 		t.Fatalf("the genuine retry: %v", r)
 	}
 }
+
+// TestPolicyVerbs: the verbs a policy file is checked against carry the
+// live schema's parameters and types, so a rule on a parameter the verb
+// lacks fails to load.
+func TestPolicyVerbs(t *testing.T) {
+	fx := newFixture(t)
+	verbs := fx.surface.PolicyVerbs(context.Background())
+	byName := map[string]policy.Verb{}
+	for _, v := range verbs {
+		byName[v.Name] = v
+	}
+	a := byName["agent.submit"]
+	if a.Class != "spawn" || a.Params["model"] != "string" || a.Params["max_turns"] != "integer" || a.Params["tag"] != "array" || a.Synonyms[0] != "submit_agent" {
+		t.Fatalf("agent.submit = %+v", a)
+	}
+	if _, err := policy.Parse("p.yaml", []byte("version: 1\nrules:\n  - verbs: [agent.submit]\n    when: {max_turns: {max: 5}}\n    decision: allow\n"), verbs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := policy.Parse("p.yaml", []byte("version: 1\nrules:\n  - verbs: [agent.submit]\n    when: {turns: {max: 5}}\n    decision: allow\n"), verbs); err == nil {
+		t.Fatal("a rule on a parameter agent.submit lacks loaded")
+	}
+}

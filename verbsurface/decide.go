@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/verbsurface/verbsurface/policy"
 )
 
 // Decider is a payload-aware policy that decides each op allow, ask or
@@ -203,4 +206,30 @@ type OpRecord struct {
 	Duration time.Duration
 	// Result is the op's data when it succeeded.
 	Result json.RawMessage
+}
+
+// PolicyVerbs describes the surface's verbs as a policy file is checked
+// against them ([policy.Load]): each registered verb's name, class, v1
+// synonyms and parameters (schema name to JSON type), projected from the
+// live tree now. A verb that cannot be offered is listed without
+// parameters, so a rule may still refuse it by name; a dynamic verb lists
+// its base parameters (what a value injects is not known in advance).
+func (s *Surface) PolicyVerbs(ctx context.Context) []policy.Verb {
+	rs := &requestState{}
+	verbs := s.reg.snapshot()
+	out := make([]policy.Verb, 0, len(verbs))
+	for _, v := range verbs {
+		pv := policy.Verb{Name: v.Name, Class: string(v.Class), Synonyms: slices.Clone(v.Synonyms), Params: map[string]string{}}
+		if p := s.project(ctx, rs, v); p.ok() && p.schema != nil {
+			for name, prop := range p.schema.Properties {
+				typ := prop.Type
+				if typ == "" && len(prop.Types) > 0 {
+					typ = prop.Types[0]
+				}
+				pv.Params[name] = typ
+			}
+		}
+		out = append(out, pv)
+	}
+	return out
 }
