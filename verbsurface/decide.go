@@ -153,8 +153,9 @@ func (s *Surface) decide(ctx context.Context, index int, v *Verb, args map[strin
 
 // Confirmations returns the ops of a request that need the person's
 // confirmation before the request may run: each op that resolves,
-// projects and validates, passes Options.Policy, and that the Decider
-// says ask about. Nothing runs; an op that would fail earlier is not
+// projects and validates, that Options.ReadOnly admits, and that the
+// Decider says ask about (Options.Policy is not called: it sees the op
+// when the request runs). Nothing runs; an op that would fail earlier is not
 // asked about (it fails when the request runs). nil when no Decider is
 // set or no op asks.
 func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) []Confirmation {
@@ -172,7 +173,10 @@ func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) 
 		if g.err != nil {
 			continue
 		}
-		if s.policyError(ctx, g.verb, g.args) != nil {
+		// Options.Policy is not asked here: it may count what it admits
+		// (a live-run limit), and nothing runs in this pass. An op it
+		// refuses is refused when the request runs, after the answer.
+		if s.opts.ReadOnly && g.verb.Class != ClassObserve {
 			continue
 		}
 		decision, rule, reason := s.opts.Decide.Decide(g.verb.Name, g.args)
