@@ -133,7 +133,7 @@ func (s *Surface) decide(ctx context.Context, index int, v *Verb, args map[strin
 	}
 	why := reason
 	if why != "" {
-		why = " (" + why + ")"
+		why = ": " + why
 	}
 	var msg string
 	switch a.answer {
@@ -142,9 +142,9 @@ func (s *Surface) decide(ctx context.Context, index int, v *Verb, args map[strin
 	case AnswerCancelled:
 		msg = fmt.Sprintf("%s needs the person's confirmation (rule %s%s) and they dismissed the question; it did not run", v.Name, rule, why)
 	case AnswerExpired:
-		msg = fmt.Sprintf("%s needs the person's confirmation (rule %s%s) and the answer came after it expired; it did not run: send the request again to ask again", v.Name, rule, why)
+		msg = fmt.Sprintf("%s needs the person's confirmation (rule %s%s) and the answer came after it expired; it did not run; send the request again to ask again", v.Name, rule, why)
 	case AnswerInvalid:
-		msg = fmt.Sprintf("%s needs the person's confirmation (rule %s%s) and the retry's requestState does not confirm this op, its args and its rule; it did not run: send the request again without requestState to ask again", v.Name, rule, why)
+		msg = fmt.Sprintf("%s needs the person's confirmation (rule %s%s) and the retry's requestState does not confirm this op, its args and its rule; it did not run; send the request again without requestState to ask again", v.Name, rule, why)
 	default:
 		msg = fmt.Sprintf("%s needs the person's confirmation (rule %s%s), and this client cannot ask its person (it declared no elicitation capability); it did not run", v.Name, rule, why)
 	}

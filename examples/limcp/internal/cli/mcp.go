@@ -17,6 +17,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/policy"
+	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // mcpCmd is `limcp mcp`, the server face (package server).
@@ -30,6 +31,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	var policyFile, auditFile string
 	var auditArgs bool
 	var auditMaxBytes int64
+	var confirmWithin time.Duration
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: `serve limcp's verbs as one MCP tool, "request" (stdio, or --http ADDR)`,
@@ -84,6 +86,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
 	c.Flags().StringVar(&policyFile, "policy", "", "enforce this policy file on every op (allow, ask the person, deny; see limcp policy check)")
+	c.Flags().DurationVar(&confirmWithin, "confirm-within", verbsurface.DefaultConfirmWithin, "how long the person has to answer a policy's ask before it expires")
 	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
 	c.Flags().BoolVar(&auditArgs, "audit-args", false, "write argument values to the audit too (prompts only as size and SHA-256)")
 	c.Flags().Int64Var(&auditMaxBytes, "audit-max-bytes", 0, "rotate the audit file past this size (default 64 MiB; -1: never)")
@@ -115,15 +118,16 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		srv, err := server.New(server.Options{
-			PolicyFile:  policyFile,
-			Audit:       audit,
-			AuditErrors: func(err error) { fmt.Fprintf(a.opts.Stderr, "limcp mcp: audit: %v\n", err) },
-			Home:        home,
-			Executable:  a.opts.Executable,
-			ReadOnly:    readOnly,
-			NoNotify:    noNotify,
-			Roots:       realRoots,
-			Limits:      limits,
+			PolicyFile:    policyFile,
+			ConfirmWithin: confirmWithin,
+			Audit:         audit,
+			AuditErrors:   func(err error) { fmt.Fprintf(a.opts.Stderr, "limcp mcp: audit: %v\n", err) },
+			Home:          home,
+			Executable:    a.opts.Executable,
+			ReadOnly:      readOnly,
+			NoNotify:      noNotify,
+			Roots:         realRoots,
+			Limits:        limits,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
 		})

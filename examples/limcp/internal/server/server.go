@@ -79,6 +79,9 @@ type Options struct {
 	// checked against the live verbs at New, which fails on a rule that
 	// names a verb or parameter the surface does not have.
 	PolicyFile string
+	// ConfirmWithin is how long the person has to answer a policy's ask
+	// (verbsurface.DefaultConfirmWithin when zero).
+	ConfirmWithin time.Duration
 	// Audit, when set, gets one line per op (limcp mcp --audit). The
 	// caller opens and closes it.
 	Audit *policy.Audit
@@ -209,6 +212,7 @@ func New(opts Options) (*Server, error) {
 		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
 		MaxResponseBytes: opts.Limits.MaxResponseBytes,
 		ClientKey:        opts.Limits.ClientKey,
+		ConfirmWithin:    opts.ConfirmWithin,
 	}
 	if opts.PolicyFile != "" {
 		pol, err := s.loadPolicy(sopts, reg)
