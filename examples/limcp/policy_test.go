@@ -258,3 +258,136 @@ func TestPolicyForgedStateE2E(t *testing.T) {
 		t.Fatalf("%d runs after the genuine retry, want 1", n)
 	}
 }
+
+// TestPolicyLimitsConcurrentSessions: a policy file's runs_per_minute and
+// live_runs hold across 8 sessions of one HTTP server submitting at once:
+// exactly the limit's worth of runs start, the rest are refused and start
+// nothing.
+func TestPolicyLimitsConcurrentSessions(t *testing.T) {
+	const token = "policy-limits-token-0123456789abcdef"
+	for _, tc := range []struct {
+		name, limits, model, code string
+		want                      int
+	}{
+		{"runs_per_minute", "{runs_per_minute: 3}", "echo", "rate_limited", 3},
+		{"live_runs", "{live_runs: 2}", "echo:delay=60s", "policy_refused", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			pol := e.writeFile("policy.yaml", "version: 1\nlimits: "+tc.limits+"\nrules:\n  - verbs: [\"*\"]\n    decision: allow\n")
+			url := e.startHTTP(token, "--policy", pol, "--no-notify")
+			clients := make([]*mcpClient, 8)
+			for i := range clients {
+				clients[i] = e.dialHTTP(url, token)
+			}
+			fp := clients[0].help("agent.submit").SchemaFingerprint
+			results := make([]*mcpOp, len(clients))
+			var wg sync.WaitGroup
+			for i, c := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := c.request(map[string]any{"ops": []any{map[string]any{"op": "agent.submit",
+						"args": map[string]any{"model": tc.model, "prompt": "p"}, "fingerprint": fp}}})
+					results[i] = r.Results[0]
+				}()
+			}
+			wg.Wait()
+			ok := 0
+			for _, o := range results {
+				switch {
+				case o.OK:
+					ok++
+				case o.Error.Code != tc.code:
+					t.Errorf("refused with %s, want %s: %s", o.Error.Code, tc.code, o.raw)
+				case tc.code == "policy_refused" && !strings.Contains(o.Error.Message, "allows 2 live runs at once"):
+					t.Errorf("refusal does not name the limit: %s", o.Error.Message)
+				}
+			}
+			if ok != tc.want {
+				t.Fatalf("%d of 8 concurrent submits started, want %d", ok, tc.want)
+			}
+			if n := e.runCount(); n != tc.want {
+				t.Fatalf("%d runs in the store, want %d", n, tc.want)
+			}
+		})
+	}
+}
+
+// TestPolicyCommandsE2E: limcp policy check, hook and eval through the
+// binary. The hook is fed the PreToolUse inputs of package policy's
+// fixtures (shaped as Claude Code sends them).
+func TestPolicyCommandsE2E(t *testing.T) {
+	e := newEnv(t)
+	pol := e.writeFile("policy.yaml", e2ePolicy)
+	e.ok(nil, "policy", "check", pol)
+	bad := e.writeFile("bad.yaml", strings.Replace(e2ePolicy, "{count: {min: 9}}", "{agents: {min: 9}}", 1))
+	r := e.fail("invalid_argument", "policy", "check", bad)
+	if !strings.Contains(r.Error.Message, "bad.yaml:7: rule no-big-fanouts: when: agents: verb fanout.submit has no parameter \"agents\"") {
+		t.Fatalf("check of a stale file: %s", r.Error.Message)
+	}
+	hook := func(input string, args ...string) (string, int) {
+		cmd := execLimcp(e, nil, append([]string{"--home", e.home, "policy", "hook"}, args...)...)
+		cmd.Stdin = strings.NewReader(input)
+		out, err := cmd.Output()
+		code := 0
+		if err != nil {
+			code = -1
+		}
+		return string(out), code
+	}
+	fixture := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "policy", "testdata", "hook", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.ReplaceAll(string(b), `"n":20`, `"count":20`)
+	}
+	for _, tc := range []struct {
+		fixture, decision string
+		args              []string
+	}{
+		{"reads.json", "allow", []string{"--policy", pol}},
+		{"mixed.json", "ask", []string{"--policy", pol}},
+		{"fanout.json", "deny", []string{"--policy", pol}},
+		{"truncated.json", "deny", []string{"--policy", pol}},
+		{"reads.json", "deny", []string{"--policy", bad}},
+		{"reads.json", "allow", []string{"--read-only"}},
+		{"mixed.json", "deny", []string{"--read-only"}},
+		{"bash.json", "", []string{"--policy", pol}},
+		{"bash.json", "", []string{"--policy", bad}},
+	} {
+		out, code := hook(fixture(tc.fixture), tc.args...)
+		if code != 0 {
+			t.Errorf("%s %v: exit %d", tc.fixture, tc.args, code)
+		}
+		if tc.decision == "" {
+			if out != "" {
+				t.Errorf("%s: another tool's input got %q", tc.fixture, out)
+			}
+			continue
+		}
+		var ho struct {
+			HookSpecificOutput struct {
+				HookEventName, PermissionDecision, PermissionDecisionReason string
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(out), &ho); err != nil || ho.HookSpecificOutput.PermissionDecision != tc.decision || ho.HookSpecificOutput.HookEventName != "PreToolUse" {
+			t.Errorf("%s %v: %q, want %s", tc.fixture, tc.args, out, tc.decision)
+		}
+	}
+	var d struct {
+		Decision string `json:"decision"`
+		Ops      []struct {
+			Op, Decision, Rule string
+		} `json:"ops"`
+	}
+	e.ok(&d, "policy", "eval", pol, `{"ops":[{"op":"job.list"},{"op":"fanout.submit","args":{"count":20}}]}`)
+	if d.Decision != "deny" || len(d.Ops) != 2 || d.Ops[1].Rule != "no-big-fanouts" || d.Ops[0].Decision != "allow" {
+		t.Fatalf("eval: %+v", d)
+	}
+	// Nothing of this wrote the store.
+	if _, err := os.Stat(filepath.Join(e.home, "state.db")); err == nil {
+		t.Error("the policy commands created the store")
+	}
+}
