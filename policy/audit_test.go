@@ -121,3 +121,23 @@ func TestRedactArgs(t *testing.T) {
 		t.Error("RedactArgs modified its input")
 	}
 }
+
+// BenchmarkAuditWrite: one audit line (with redacted args) appended to a
+// file, what --audit adds to every op.
+func BenchmarkAuditWrite(b *testing.B) {
+	a, err := OpenAudit(filepath.Join(b.TempDir(), "audit.jsonl"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	args := map[string]any{"ids": []any{"01J9ZK3M4N5P6Q7R8S9T0V1W2X"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := &AuditRecord{Time: time.Now(), Session: "s1", Client: "claude-code", ClientVersion: "2.1.0", Verb: "job.status",
+			ArgsSHA256: "9f2c4b1e0d3a5c7e9f2c4b1e0d3a5c7e9f2c4b1e0d3a5c7e9f2c4b1e0d3a5c7e", Args: RedactArgs(args),
+			Decision: "allow", Rule: "reads-are-free", Result: "ok", DurationMS: 6.5}
+		if err := a.Write(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

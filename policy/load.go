@@ -249,6 +249,7 @@ func compileCond(param string, cs condSpec, verbs []*Verb) (cond, error) {
 			return c, fmt.Errorf("pattern: %v", err)
 		}
 		c.pattern = re
+		c.prefix, _ = re.LiteralPrefix()
 	}
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Decisions a rule (or the default) makes. Ordered from the least to the
@@ -111,6 +112,10 @@ type cond struct {
 	maxItems  *int
 	in, notIn []string // canonical text of each value
 	pattern   *regexp.Regexp
+	// prefix is the literal every match of pattern begins with: a value
+	// that does not contain it cannot match, which rejects most values
+	// without running the regexp.
+	prefix string
 }
 
 // Evaluate decides one op: the first rule whose verbs match and whose
@@ -191,7 +196,7 @@ func (c *cond) holds(args map[string]any) bool {
 		if c.notIn != nil && slices.Contains(c.notIn, s) {
 			return false
 		}
-		if c.pattern != nil && !c.pattern.MatchString(s) {
+		if c.pattern != nil && (!strings.Contains(s, c.prefix) || !c.pattern.MatchString(s)) {
 			return false
 		}
 	}

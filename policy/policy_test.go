@@ -294,3 +294,20 @@ func TestReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternPrefix: the literal-prefix shortcut never rejects a value the
+// regexp matches.
+func TestPatternPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, value string
+		want           bool
+	}{
+		{"^test-", "test-1", true}, {"^test-", "prod-test-1", false}, {"test-", "prod-test-1", true},
+		{"(?i)^TEST", "test", true}, {"a|b", "b", true}, {"x.*y", "xzzy", true}, {"x.*y", "yx", false}, {"", "anything", true},
+	} {
+		p := mustParse(t, fmt.Sprintf("version: 1\nrules:\n  - verbs: [job.kill]\n    when: {id: {pattern: %q}}\n    decision: allow\n", tc.pattern))
+		if got := p.Evaluate("job.kill", map[string]any{"id": tc.value}).Decision == Allow; got != tc.want {
+			t.Errorf("pattern %q on %q: matched %v, want %v", tc.pattern, tc.value, got, tc.want)
+		}
+	}
+}
