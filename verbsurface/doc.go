@@ -191,7 +191,6 @@
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
 //
-//
 // # Limits
 //
 // Three limits bound what one untrusted client can make a surface do; each
