@@ -77,3 +77,25 @@ func ExampleEvalEnvelope() {
 	// 0 job.status allow reads-are-free
 	// 1 fanout.submit deny no-big-fanouts
 }
+
+func ExampleOpenAudit() {
+	dir, _ := os.MkdirTemp("", "audit")
+	defer os.RemoveAll(dir)
+	path := dir + "/audit.jsonl"
+	a, err := policy.OpenAudit(path, &policy.AuditOptions{Args: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	args := map[string]any{"model": "sonnet", "prompt": "summarize the repository"}
+	a.Write(&policy.AuditRecord{Index: 0, Verb: "agent.submit", ArgsSHA256: "…", Args: policy.RedactArgs(args),
+		Decision: policy.Ask, Rule: "spawns-need-my-ok", Confirmed: "accept", Result: "ok", RunIDs: []string{"d62cd0c5c7ca9b5d"}})
+	a.Close()
+	st, _ := os.Stat(path)
+	b, _ := os.ReadFile(path)
+	fmt.Println(st.Mode().Perm())
+	fmt.Print(string(b))
+	// Output:
+	// -rw-------
+	// {"time":"0001-01-01T00:00:00Z","index":0,"verb":"agent.submit","args_sha256":"…","args":{"model":"sonnet","prompt":{"size":24,"sha256":"0bdf1fe6979c66d56b11f5aa686267892e26e9263d1e312e14a8ccaf8d7339f4"}},"decision":"ask","rule":"spawns-need-my-ok","confirmed":"accept","result":"ok","duration_ms":0,"run_ids":["d62cd0c5c7ca9b5d"]}
+}
