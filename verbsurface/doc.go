@@ -144,7 +144,7 @@
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
 // validate; the [Policy] (with validated args; [ReadOnly] admits only
-// observe verbs); the fingerprint (spawn only); confinement of path
+// observe verbs); the [Decider] (see "Confirmation"); the fingerprint (spawn only); confinement of path
 // arguments to the roots; the preparer; then the handler, or the rendered command "PATH... MACHINE_FLAG OPTIONS... --
 // POSITIONALS..." through the executor. Ops run in order; one failing does
 // not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
@@ -193,7 +193,6 @@
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
 //
-//
 // # Limits
 //
 // Three limits bound what one untrusted client can make a surface do; each
@@ -220,7 +219,46 @@
 // Array parameters may also carry limits of their own (projector.Param's
 // MaxItems and UniqueItems, stated in the schema): an array over maxItems
 // is refused on its length alone, before any item is examined.
-
+//
+// # Confirmation
+//
+// [Options.Decide] takes a payload-aware policy, a [Decider] (package
+// policy's *Policy, loaded from a policy file against
+// [Surface.PolicyVerbs]): after validation and Options.Policy, before the
+// fingerprint, it decides each op allow, ask or deny with a rule and a
+// reason. deny is policy_refused naming the rule.
+//
+// ask asks the person through the client, by the MCP binding
+// ([AddRequestTool]), before anything of the request runs. When a request
+// holds any op the Decider asks about ([Surface.Confirmations] finds them,
+// running nothing), the tool answers with an input-required result (the
+// multi round-trip requests of protocol 2026-07-28, SEP-2322): one form
+// elicitation, id [ConfirmInputID], whose message shows each such op (verb,
+// rule, reason, args, every long value cut with its size and SHA-256:
+// [ConfirmMessage]) and asks for a boolean "confirm", and a requestState.
+// The client asks its person and calls again with the answer and the state.
+// go-sdk serves clients on older protocols the same handler through its
+// compatibility path: it sends elicitation/create itself and calls the
+// handler again with the answer.
+//
+// Nothing is kept between rounds. The requestState is sealed with
+// HMAC-SHA256 under a key drawn at random when the surface is made, and
+// binds, for each asked op, its index, verb, [ArgsDigest] and rule, an
+// expiry ([Options.ConfirmWithin], [DefaultConfirmWithin]), and on older
+// protocols the session. On the retry every gate runs again and the op runs
+// only when the person accepted (confirm true) and the state is genuine,
+// unexpired and binds this very op; otherwise it is policy_refused with
+// confirmation declined, cancelled, expired or invalid. A client that
+// declared no elicitation capability is never asked: the op is
+// policy_refused with confirmation unavailable, naming the rule. The other
+// ops of the request run as usual, once. What this does not do: within its
+// expiry a sealed state confirms the same ops with the same args again if a
+// client replays it.
+//
+// [Options.OnOp] is told of every op once it finished, refused or not
+// ([OpRecord]: verb, args and their digest, decision, rule, answer, result
+// code, duration); with [RequestClient] it is an audit's hook.
+//
 // # Error codes
 //
 // Every error object has a code from this closed set, a one-sentence
@@ -239,7 +277,7 @@
 //   - invalid_args: problems lists every problem with the args (including a path outside the roots, rule outside_roots, or unusable, rule unusable_path; a preparer's, a dynamic value's, or a handler's refusal of one argument, and the CLI's own refusal of one it names: rule cli_refused, see CLIArgumentCodes); with schema, schema_fingerprint, help_call.
 //   - missing_fingerprint: a spawn op without fingerprint; with schema, schema_fingerprint, help_call.
 //   - stale_fingerprint: a spawn op whose fingerprint is not the current schema's; with schema, schema_fingerprint, help_call.
-//   - policy_refused: the surface's policy refused the op; the message gives its reason.
+//   - policy_refused: the surface's policy refused the op; the message gives its reason; rule names the Decider's rule that refused or asked, and confirmation, for an op it asked about, why it did not run (declined, cancelled, expired, invalid, unavailable; see "Confirmation").
 //   - launch_failed: the CLI could not be started (dispatch).
 //   - absent_result: the command printed no machine result (dispatch).
 //   - invalid_result: the command's output was not a valid machine result (dispatch).

@@ -101,6 +101,13 @@ type ErrorObject struct {
 	Schema            *jsonschema.Schema `json:"schema,omitempty"`
 	SchemaFingerprint string             `json:"schema_fingerprint,omitempty"`
 	HelpCall          any                `json:"help_call,omitempty"`
+	// Rule names the policy rule that refused the op or asked about it
+	// (policy_refused from an [Options.Decide] policy).
+	Rule string `json:"rule,omitempty"`
+	// Confirmation says why an op the policy asked about did not run
+	// (policy_refused): declined, cancelled, expired, invalid or
+	// unavailable (the Answer constants).
+	Confirmation string `json:"confirmation,omitempty"`
 }
 
 // coded is how consumers match executor errors (contract C3) without

@@ -78,10 +78,37 @@ func AddRequestTool(server *mcp.Server, s *Surface) {
 				}
 			}
 		}
+		var ci ClientInfo
+		if req != nil && req.Params != nil {
+			ci = requestClient(req)
+			ctx = context.WithValue(ctx, clientInfoKey{}, ci)
+			// A request holding any op the policy asks about runs none of
+			// its ops until the person answered: the first round returns
+			// the question, the retry carries the answer.
+			if asks := s.Confirmations(ctx, arguments); len(asks) > 0 {
+				// Before 2026-07-28 the SDK asks (elicitation/create) and
+				// calls again within this one session, so the state binds
+				// it; from then on a retry is a new request that may reach
+				// any session, so it binds none.
+				bind := ci.Session
+				if req.ProtocolVersion() >= multiRoundTripVersion {
+					bind = ""
+				}
+				answers, ask := s.confirmAnswers(req, bind, asks)
+				if ask {
+					return s.inputRequired(asks, bind), nil
+				}
+				ctx = withAnswers(ctx, answers)
+			}
+		}
 		resp := s.Handle(ctx, arguments, progress)
 		return ToolResult(resp), nil
 	})
 }
+
+// multiRoundTripVersion is the first protocol version whose clients retry
+// an input-required result themselves (SEP-2322).
+const multiRoundTripVersion = "2026-07-28"
 
 // ToolResult converts a response to the MCP tool result the binding sends.
 func ToolResult(resp *Response) *mcp.CallToolResult {

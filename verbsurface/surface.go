@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +50,18 @@ type Options struct {
 	MaxOps int
 	// Policy, when set, may refuse any op after validation (policy_refused).
 	Policy Policy
+	// Decide, when set, decides each op allow, ask or deny after Policy
+	// (a policy file: package policy's *Policy). ask runs the op only
+	// once the person confirmed it through the MCP binding's elicitation;
+	// see [Decider].
+	Decide Decider
+	// ConfirmWithin is how long a person has to answer an ask
+	// ([DefaultConfirmWithin] when zero): an answer after it is expired.
+	ConfirmWithin time.Duration
+	// OnOp, when set, is called once for every op of every request when
+	// it finished, refused ones included, on the request's goroutine (it
+	// must be safe for concurrent use): an audit's hook.
+	OnOp func(ctx context.Context, rec *OpRecord)
 	// SynonymSunset is when v1 synonyms stop being accepted: from that
 	// instant on they are rejected with retired_synonym naming the verb.
 	// Zero means they never retire.
@@ -117,6 +130,9 @@ type Surface struct {
 	cache  projectionCache
 	roots  []string      // Options.Roots, real and sorted
 	spawns *spawnLimiter // nil: no rate limit
+	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
+	// random per surface, so a state is good only where it was issued.
+	confirmKey [32]byte
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -167,7 +183,16 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if opts.SpawnsPerMinute == 0 {
 		opts.SpawnsPerMinute = DefaultSpawnsPerMinute
 	}
+	if opts.ConfirmWithin < 0 {
+		return nil, fmt.Errorf("verbsurface: New: Options.ConfirmWithin %v is negative", opts.ConfirmWithin)
+	}
+	if opts.ConfirmWithin == 0 {
+		opts.ConfirmWithin = DefaultConfirmWithin
+	}
 	s := &Surface{reg: reg, opts: opts, roots: roots}
+	if _, err := rand.Read(s.confirmKey[:]); err != nil {
+		return nil, fmt.Errorf("verbsurface: New: a confirmation key: %w", err)
+	}
 	if opts.SpawnsPerMinute > 0 {
 		s.spawns = &spawnLimiter{perMinute: opts.SpawnsPerMinute, now: opts.Now, buckets: map[string]*bucket{}}
 	}
@@ -201,8 +226,8 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 	if env.hasOps {
 		resp.Results = make([]*OpResult, 0, len(env.ops))
 		used := responseOverhead
-		for _, op := range env.ops {
-			r := s.runOp(ctx, rs, op, progress)
+		for i, op := range env.ops {
+			r := s.runOp(ctx, rs, i, op, progress)
 			used = s.capResult(r, used)
 			if r.OK {
 				succeeded++
@@ -358,29 +383,36 @@ func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []P
 	return eo
 }
 
-// runOp runs one op through every gate, in this order: resolve the name;
+// gated is an op past the gates before the policy: resolved, projected,
+// its dynamic value injected, its args validated.
+type gated struct {
+	verb       *Verb
+	proj       *projection
+	args       map[string]any // validated, as the caller sent them
+	normalized map[string]any // what runs
+	playbookFP string
+	err        *ErrorObject
+}
+
+// gate takes an op through the gates that only read: resolve the name;
 // project the verb (unavailable, fenced); resolve the dynamic parameter;
-// validate args; ask the policy; check the fingerprint (spawn only);
-// confine path arguments to the roots; prepare; execute (handler or
-// rendered command).
-func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, progress ProgressFunc) *OpResult {
-	res := &OpResult{Op: op.Op, Class: classNone}
-	fail := func(eo *ErrorObject) *OpResult {
-		res.OK, res.Error = false, eo
-		return res
-	}
+// validate args. Both a run ([Surface.runOp]) and [Surface.Confirmations]
+// pass through it, so what is asked about is what would run.
+func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gated {
 	r := s.resolve(op.Op)
 	if r.err != nil {
-		return fail(r.err)
+		return gated{err: r.err}
 	}
 	v := r.verb
-	res.Op, res.Class = v.Name, v.Class
+	g := gated{verb: v}
 	if ctx.Err() != nil {
-		return fail(&ErrorObject{Code: CodeCancelled, Message: "the request was cancelled before this op started; it did not run"})
+		g.err = &ErrorObject{Code: CodeCancelled, Message: "the request was cancelled before this op started; it did not run"}
+		return g
 	}
 	p := s.project(ctx, rs, v)
 	if !p.ok() {
-		return fail(s.unofferedError(v, p))
+		g.err = s.unofferedError(v, p)
+		return g
 	}
 	args := op.Args
 	if args == nil {
@@ -390,29 +422,93 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, op envelopeOp, pr
 		if value, ok := args[v.Dynamic.Param].(string); ok {
 			dp, eo := s.injectDynamic(ctx, rs, v, p, value)
 			if eo != nil {
-				return fail(eo)
+				g.err = eo
+				return g
 			}
 			p = dp
-			res.PlaybookFingerprint = dp.playbookFP
+			g.playbookFP = dp.playbookFP
 		}
 	}
+	g.proj = p
 	if problems := p.validator.Validate(args); len(problems) > 0 {
-		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
+		g.err = argsError(v, p, &op, CodeInvalidArgs, problems)
+		return g
 	}
+	g.args = args
 	// What runs is this copy, taken before the policy sees the args: a
 	// policy that wrongly writes to op.Args cannot slip an unvalidated
 	// value past validation.
-	normalized := p.validator.normalizeArgs(args)
+	g.normalized = p.validator.normalizeArgs(args)
+	return g
+}
+
+// policyError runs the read-only check and Options.Policy.
+func (s *Surface) policyError(ctx context.Context, v *Verb, args map[string]any) *ErrorObject {
 	if s.opts.ReadOnly {
 		if err := ReadOnly(ctx, PolicyOp{Verb: v.Name, Class: v.Class, Args: args}); err != nil {
-			return fail(&ErrorObject{Code: CodePolicyRefused,
-				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)})
+			return &ErrorObject{Code: CodePolicyRefused,
+				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)}
 		}
 	}
 	if s.opts.Policy != nil {
 		if err := s.opts.Policy(ctx, PolicyOp{Verb: v.Name, Class: v.Class, Args: args}); err != nil {
-			return fail(&ErrorObject{Code: CodePolicyRefused,
-				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)})
+			return &ErrorObject{Code: CodePolicyRefused,
+				Message: fmt.Sprintf("the surface's policy refused %s: %v", v.Name, err)}
+		}
+	}
+	return nil
+}
+
+// runOp runs op (the index-th of its request) through every gate and
+// reports it to Options.OnOp when set.
+func (s *Surface) runOp(ctx context.Context, rs *requestState, index int, op envelopeOp, progress ProgressFunc) *OpResult {
+	if s.opts.OnOp == nil {
+		return s.runGates(ctx, rs, index, op, progress, &OpRecord{})
+	}
+	start := time.Now()
+	rec := &OpRecord{Index: index}
+	res := s.runGates(ctx, rs, index, op, progress, rec)
+	rec.Verb, rec.Class, rec.Duration = res.Op, res.Class, time.Since(start)
+	if rec.Args != nil {
+		rec.ArgsDigest = ArgsDigest(rec.Args)
+	}
+	if res.OK {
+		rec.Code, rec.Result = "ok", res.Result
+	} else if res.Error != nil {
+		rec.Code = res.Error.Code
+	}
+	s.opts.OnOp(ctx, rec)
+	return res
+}
+
+// runGates runs one op through every gate, in this order: resolve the
+// name; project the verb (unavailable, fenced); resolve the dynamic
+// parameter; validate args; ask the policy (Options.ReadOnly,
+// Options.Policy, then Options.Decide); check the fingerprint (spawn
+// only); confine path arguments to the roots; prepare; execute (handler or
+// rendered command). rec learns the args and the decision.
+func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op envelopeOp, progress ProgressFunc, rec *OpRecord) *OpResult {
+	res := &OpResult{Op: op.Op, Class: classNone}
+	fail := func(eo *ErrorObject) *OpResult {
+		res.OK, res.Error = false, eo
+		return res
+	}
+	g := s.gate(ctx, rs, op)
+	if g.verb != nil {
+		res.Op, res.Class = g.verb.Name, g.verb.Class
+	}
+	res.PlaybookFingerprint = g.playbookFP
+	if g.err != nil {
+		return fail(g.err)
+	}
+	v, p, args, normalized := g.verb, g.proj, g.args, g.normalized
+	rec.Args = args
+	if eo := s.policyError(ctx, v, args); eo != nil {
+		return fail(eo)
+	}
+	if s.opts.Decide != nil {
+		if eo := s.decide(ctx, index, v, args, rec); eo != nil {
+			return fail(eo)
 		}
 	}
 	if v.needsFingerprint() {

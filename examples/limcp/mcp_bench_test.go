@@ -4,6 +4,7 @@ package main
 
 import (
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -76,4 +77,47 @@ func BenchmarkMCPJobStatusChecks(b *testing.B) {
 	b.ReportMetric(float64(mw.Microseconds())/1000, "checks-ms")
 	b.ReportMetric(float64(mo.Microseconds())/1000, "nochecks-ms")
 	b.ReportMetric((float64(mw)/float64(mo)-1)*100, "overhead-%")
+}
+
+// BenchmarkMCPJobStatusAudit measures what --audit (with --audit-args)
+// and a policy file cost a job.status round trip: two persistent stdio
+// sessions, one with both and one without, alternated in the same loop.
+// "plain-ms" and "audited-ms" are medians, "audit-cost-%" is
+// audited/plain - 1.
+func BenchmarkMCPJobStatusAudit(b *testing.B) {
+	e := newEnv(b)
+	pol := e.writeFile("policy.yaml", "version: 1\nrules:\n  - verbs: [\"job.*\"]\n    decision: allow\n")
+	plain := e.dialStdio(nil, nil)
+	audited := e.dialStdio(nil, nil, "--policy", pol, "--audit", filepath.Join(e.home, "audit.jsonl"), "--audit-args")
+	id := e.submit("agent", "echo", "bench").ID
+	req := map[string]any{"ops": []any{map[string]any{"op": "job.status", "args": map[string]any{"ids": []any{id}}}}}
+	for range 3 {
+		plain.request(req)
+		audited.request(req)
+	}
+	var p, a []time.Duration
+	one := func(c *mcpClient, into *[]time.Duration) {
+		t0 := time.Now()
+		if r := c.request(req); r.Status != "success" {
+			b.Fatalf("job.status: %s", r.raw)
+		}
+		*into = append(*into, time.Since(t0))
+	}
+	odd := false
+	for b.Loop() {
+		// Which goes first alternates, so neither pays for the other's
+		// cold caches.
+		if odd {
+			one(plain, &p)
+			one(audited, &a)
+		} else {
+			one(audited, &a)
+			one(plain, &p)
+		}
+		odd = !odd
+	}
+	mp, ma := median(p), median(a)
+	b.ReportMetric(float64(mp.Microseconds())/1000, "plain-ms")
+	b.ReportMetric(float64(ma.Microseconds())/1000, "audited-ms")
+	b.ReportMetric((float64(ma)/float64(mp)-1)*100, "audit-cost-%")
 }

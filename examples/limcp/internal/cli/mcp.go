@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+	"github.com/verbsurface/verbsurface/policy"
+	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // mcpCmd is `limcp mcp`, the server face (package server).
@@ -26,6 +28,10 @@ func (a *app) mcpCmd() *cobra.Command {
 	var sessionTimeout time.Duration
 	var maxSessions int
 	var limits server.Limits
+	var policyFile, auditFile string
+	var auditArgs bool
+	var auditMaxBytes int64
+	var confirmWithin time.Duration
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: `serve limcp's verbs as one MCP tool, "request" (stdio, or --http ADDR)`,
@@ -50,6 +56,14 @@ versions before 2026-07-28 open sessions: an idle one is closed after
 --session-timeout, and at most --max-sessions are open at once (the next
 initialize gets 503 saying so). --read-only admits only observe verbs.
 
+--policy FILE enforces a policy file on every op (checked against the live
+verbs at start: a rule naming a verb or parameter that does not exist stops the
+server): deny is policy_refused with the rule and reason, ask asks the person
+through the client's elicitation before anything in the request runs.
+--audit FILE appends one JSON line per op (who, verb, args digest, decision,
+result, duration, run ids; argument values only with --audit-args, prompts
+never); the server still never writes the store.
+
 Files a caller names (prompt_file, flow's spec, cwd) must lie under a --root
 DIR (repeatable; resolved to its real path at start). Without --root, a stdio
 server's one root is its working directory (the directory its client started
@@ -71,6 +85,11 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
+	c.Flags().StringVar(&policyFile, "policy", "", "enforce this policy file on every op (allow, ask the person, deny; see limcp policy check)")
+	c.Flags().DurationVar(&confirmWithin, "confirm-within", verbsurface.DefaultConfirmWithin, "how long the person has to answer a policy's ask before it expires")
+	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
+	c.Flags().BoolVar(&auditArgs, "audit-args", false, "write argument values to the audit too (prompts only as size and SHA-256)")
+	c.Flags().Int64Var(&auditMaxBytes, "audit-max-bytes", 0, "rotate the audit file past this size (default 64 MiB; -1: never)")
 	c.Flags().IntVar(&limits.MaxInFlight, "max-inflight", 0, "commands run at once across all clients, the rest queued in order (default 2 x CPUs; -1: no cap)")
 	c.Flags().IntVar(&limits.SpawnsPerMinute, "spawns-per-minute", 0, "runs a client may start per minute before rate_limited (default 60; -1: no cap)")
 	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")
@@ -87,15 +106,28 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		if err != nil {
 			return err
 		}
+		var audit *policy.Audit
+		if auditFile != "" {
+			if audit, err = policy.OpenAudit(auditFile, &policy.AuditOptions{MaxBytes: auditMaxBytes, Args: auditArgs}); err != nil {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "audit"}, "limcp mcp --audit %s: %v", auditFile, err)
+			}
+			defer audit.Close()
+		} else if auditArgs || auditMaxBytes != 0 {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "audit-args"}, "--audit-args and --audit-max-bytes apply to --audit FILE only")
+		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		srv, err := server.New(server.Options{
-			Home:       home,
-			Executable: a.opts.Executable,
-			ReadOnly:   readOnly,
-			NoNotify:   noNotify,
-			Roots:      realRoots,
-			Limits:     limits,
+			PolicyFile:    policyFile,
+			ConfirmWithin: confirmWithin,
+			Audit:         audit,
+			AuditErrors:   func(err error) { fmt.Fprintf(a.opts.Stderr, "limcp mcp: audit: %v\n", err) },
+			Home:          home,
+			Executable:    a.opts.Executable,
+			ReadOnly:      readOnly,
+			NoNotify:      noNotify,
+			Roots:         realRoots,
+			Limits:        limits,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
 		})

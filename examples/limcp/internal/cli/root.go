@@ -169,7 +169,7 @@ results with --json.`,
 	root.AddCommand(a.scheduleCmd(), a.teamCmd())
 	root.AddCommand(a.stateCmd(), a.pluginCmd(), a.hooksCmd(), a.monitorCmd(), a.statsCmd())
 	root.AddCommand(a.workerCmd(), a.notifyCmd())
-	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd(), a.versionCmd())
+	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd(), a.versionCmd(), a.policyCmd())
 	describe(root)
 	return root
 }

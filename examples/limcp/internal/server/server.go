@@ -19,6 +19,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
+	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -74,6 +75,20 @@ type Options struct {
 	// LIMCP_NOTIFY_URL (`limcp mcp --no-notify`, which `limcp call` uses:
 	// a server that exits before its runs end could only be notified in
 	// vain). StorePolling forces the watcher's polling fallback.
+	// PolicyFile is a policy file (package policy) enforced on every op:
+	// checked against the live verbs at New, which fails on a rule that
+	// names a verb or parameter the surface does not have.
+	PolicyFile string
+	// ConfirmWithin is how long the person has to answer a policy's ask
+	// (verbsurface.DefaultConfirmWithin when zero).
+	ConfirmWithin time.Duration
+	// Audit, when set, gets one line per op (limcp mcp --audit). The
+	// caller opens and closes it.
+	Audit *policy.Audit
+	// AuditErrors receives an audit write failure (stderr, say); nil:
+	// dropped.
+	AuditErrors func(error)
+
 	NoStoreSignal bool
 	NoNotify      bool
 	StorePolling  bool
@@ -106,6 +121,8 @@ type Server struct {
 	watcher *storeWatcher
 	notify  *notifyEndpoint
 	mcp     *mcp.Server
+	pol     *policy.Policy // Options.PolicyFile, loaded; nil without one
+	live    *livePolicy    // the policy's live_runs limit; nil without one
 
 	closeOnce sync.Once
 }
@@ -178,7 +195,7 @@ func New(opts Options) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	s.surface, err = verbsurface.New(reg, verbsurface.Options{
+	sopts := verbsurface.Options{
 		Source:        s.treeSource,
 		Exec:          s.runner,
 		MachineFlag:   "--json",
@@ -194,7 +211,26 @@ func New(opts Options) (*Server, error) {
 		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
 		MaxResponseBytes: opts.Limits.MaxResponseBytes,
 		ClientKey:        opts.Limits.ClientKey,
-	})
+		ConfirmWithin:    opts.ConfirmWithin,
+	}
+	if opts.PolicyFile != "" {
+		pol, err := s.loadPolicy(sopts, reg)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		s.pol, sopts.Decide = pol, pol
+		if n := pol.Limits.RunsPerMinute; n > 0 && (sopts.SpawnsPerMinute <= 0 || n < sopts.SpawnsPerMinute) {
+			sopts.SpawnsPerMinute = n
+		}
+		if n := pol.Limits.LiveRuns; n > 0 {
+			s.live = &livePolicy{max: n, count: s.countLive}
+		}
+	}
+	if opts.PolicyFile != "" || opts.Audit != nil {
+		sopts.OnOp = s.onOp
+	}
+	s.surface, err = verbsurface.New(reg, sopts)
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)

@@ -178,7 +178,14 @@ func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
 			return err
 		}
 	}
-	return s.storedCommandGuard(op)
+	if err := s.storedCommandGuard(op); err != nil {
+		return err
+	}
+	if s.live != nil {
+		// Last: an op it admits is pending until onOp releases it.
+		return s.live.admit(ctx, op)
+	}
+	return nil
 }
 
 // storedCommandGuard refuses a schedule whose stored command would set a

@@ -1,0 +1,291 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Decisions a rule (or the default) makes. Ordered from the least to the
+// most restrictive; [Most] picks the more restrictive of two.
+const (
+	Allow = "allow" // the op runs
+	Ask   = "ask"   // the op runs only once the person confirms it
+	Deny  = "deny"  // the op is refused (policy_refused)
+)
+
+// RuleDefault is the rule name a decision reports when no rule matched
+// and the file's default decided.
+const RuleDefault = "default"
+
+// restrictiveness orders decisions for [Most].
+func restrictiveness(d string) int {
+	switch d {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	}
+	return 2 // deny, and anything unknown: never less restrictive than deny
+}
+
+// Most returns the more restrictive of two decisions: deny over ask over
+// allow. A batch of ops is decided by its most restrictive op.
+func Most(a, b string) string {
+	if restrictiveness(b) > restrictiveness(a) {
+		return b
+	}
+	return a
+}
+
+// Verb is what the loader knows of one verb of the live surface: its name,
+// its class (spawn, observe, control), the v1 names it also answers to, and
+// its parameters (schema name to JSON type: "string", "integer", "number",
+// "boolean", "array"). A rule may name only verbs and parameters listed
+// here.
+type Verb struct {
+	Name     string
+	Class    string
+	Synonyms []string
+	Params   map[string]string
+}
+
+// Decision is what the policy decided for one op.
+type Decision struct {
+	// Decision is [Allow], [Ask] or [Deny].
+	Decision string `json:"decision"`
+	// Rule names the rule that decided ([RuleDefault] when none matched).
+	Rule string `json:"rule"`
+	// Reason is the rule's reason, shown to the caller and the person.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Limits are the file's limits beside its rules; zero means not set.
+type Limits struct {
+	// RunsPerMinute caps the spawn ops one client may start in a minute.
+	RunsPerMinute int `yaml:"runs_per_minute" json:"runs_per_minute,omitempty"`
+	// LiveRuns caps how many runs may be live at once, counted through the
+	// CLI when a spawn op arrives: a spawn op while that many runs are live
+	// is refused.
+	LiveRuns int `yaml:"live_runs" json:"live_runs,omitempty"`
+}
+
+// Policy is a loaded policy file: ordered rules, a default, limits. It is
+// immutable once loaded and safe for concurrent use.
+type Policy struct {
+	// File is the path the policy was loaded from ("" for a built-in).
+	File string
+	// Limits are the file's limits.
+	Limits Limits
+
+	defaultDecision string
+	defaultReason   string
+	rules           []rule
+	verbs           map[string]*Verb // by name and by synonym
+	// byVerb holds, per verb name, the indexes of the rules whose patterns
+	// match it, in file order: matching a name against globs is done once,
+	// at load, so evaluation does no glob work at all.
+	byVerb map[string][]int
+}
+
+type rule struct {
+	name     string
+	line     int
+	decision string
+	reason   string
+	conds    []cond
+}
+
+// cond is one condition on a named, validated argument. A rule matches
+// only when every condition holds; a condition on an absent argument does
+// not hold (so a rule conditioned on a value never matches an op that
+// leaves it to the CLI's default).
+type cond struct {
+	param     string
+	min, max  *float64
+	minItems  *int
+	maxItems  *int
+	in, notIn []string // canonical text of each value
+	pattern   *regexp.Regexp
+	// prefix is the literal every match of pattern begins with: a value
+	// that does not contain it cannot match, which rejects most values
+	// without running the regexp.
+	prefix string
+}
+
+// Evaluate decides one op: the first rule whose verbs match and whose
+// conditions all hold decides; when none does, the default. A verb the
+// policy does not know (neither a verb nor a synonym it was loaded with)
+// is always denied, whatever the default says: a policy never opens to a
+// name it could not check.
+func (p *Policy) Evaluate(verb string, args map[string]any) Decision {
+	v := p.verbs[verb]
+	if v == nil {
+		return Decision{Decision: Deny, Rule: RuleDefault, Reason: fmt.Sprintf("%s is not a verb this policy was checked against", quoteShort(verb))}
+	}
+	for _, i := range p.byVerb[v.Name] {
+		r := &p.rules[i]
+		if r.holds(args) {
+			return Decision{Decision: r.decision, Rule: r.name, Reason: r.reason}
+		}
+	}
+	return Decision{Decision: p.defaultDecision, Rule: RuleDefault, Reason: p.defaultReason}
+}
+
+// Decide is [Policy.Evaluate] in the shape verbsurface.Options.Decide
+// takes, so a surface enforces the file with Options{Decide: p.Decide}.
+func (p *Policy) Decide(verb string, args map[string]any) (decision, rule, reason string) {
+	d := p.Evaluate(verb, args)
+	return d.Decision, d.Rule, d.Reason
+}
+
+// Canonical returns the verb name an op's name resolves to (a synonym
+// resolves to its verb), and false for a name the policy does not know.
+func (p *Policy) Canonical(name string) (string, bool) {
+	if v := p.verbs[name]; v != nil {
+		return v.Name, true
+	}
+	return "", false
+}
+
+func (r *rule) holds(args map[string]any) bool {
+	for i := range r.conds {
+		if !r.conds[i].holds(args) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *cond) holds(args map[string]any) bool {
+	v, ok := args[c.param]
+	if !ok || v == nil {
+		return false
+	}
+	if c.min != nil || c.max != nil {
+		f, ok := number(v)
+		if !ok {
+			return false
+		}
+		if c.min != nil && f < *c.min || c.max != nil && f > *c.max {
+			return false
+		}
+	}
+	if c.minItems != nil || c.maxItems != nil {
+		n, ok := length(v)
+		if !ok {
+			return false
+		}
+		if c.minItems != nil && n < *c.minItems || c.maxItems != nil && n > *c.maxItems {
+			return false
+		}
+	}
+	if c.in != nil || c.notIn != nil || c.pattern != nil {
+		s, ok := text(v)
+		if !ok {
+			return false
+		}
+		if c.in != nil && !slices.Contains(c.in, s) {
+			return false
+		}
+		if c.notIn != nil && slices.Contains(c.notIn, s) {
+			return false
+		}
+		if c.pattern != nil && (!strings.Contains(s, c.prefix) || !c.pattern.MatchString(s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// number reads a numeric argument however it was decoded: json.Number
+// from a validated envelope, float64 from a plain decode, or a Go integer.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil && !math.IsNaN(f)
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+func length(v any) (int, bool) {
+	switch a := v.(type) {
+	case []any:
+		return len(a), true
+	case []string:
+		return len(a), true
+	}
+	return 0, false
+}
+
+// text is the canonical text of a scalar, which in, not_in and pattern
+// compare: a string as itself, a number in its shortest decimal form, a
+// boolean as true or false.
+func text(v any) (string, bool) {
+	switch s := v.(type) {
+	case string:
+		return s, true
+	case bool:
+		return strconv.FormatBool(s), true
+	}
+	if f, ok := number(v); ok {
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// matchVerb reports whether a rule's verb pattern names v: an exact name,
+// a synonym, or a glob (path.Match syntax, so "job.*" and "*.submit";
+// the dot is an ordinary character).
+func matchVerb(pattern string, v *Verb) bool {
+	if pattern == v.Name || slices.Contains(v.Synonyms, pattern) {
+		return true
+	}
+	ok, _ := path.Match(pattern, v.Name)
+	return ok
+}
+
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// ReadOnlyRule names the built-in read-only policy's rules.
+const ReadOnlyRule = "read-only"
+
+// ReadOnly is the built-in read-only policy over verbs: observe verbs
+// allow, every other verb deny, the same judgement as the server's
+// --read-only (verbsurface.Options.ReadOnly), so a client's hook can hold a
+// read-only server to what it says.
+func ReadOnly(verbs []Verb) *Policy {
+	p := &Policy{defaultDecision: Deny, defaultReason: "this surface is read-only: only observe verbs may run",
+		verbs: map[string]*Verb{}, byVerb: map[string][]int{},
+		rules: []rule{{name: ReadOnlyRule, decision: Allow, reason: "observe verbs only read"}}}
+	for i := range verbs {
+		v := &verbs[i]
+		p.verbs[v.Name] = v
+		for _, s := range v.Synonyms {
+			if _, taken := p.verbs[s]; !taken {
+				p.verbs[s] = v
+			}
+		}
+		if v.Class == "observe" {
+			p.byVerb[v.Name] = []int{0}
+		}
+	}
+	return p
+}
