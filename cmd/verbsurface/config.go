@@ -41,6 +41,9 @@ type Config struct {
 	Verbs []VerbConfig `yaml:"verbs"`
 	// Roots are the directories under which callers may name files.
 	Roots []string `yaml:"roots"`
+	// Policy is a policy file (package policy): allow, ask or deny per
+	// verb and argument, checked against the live verbs at start.
+	Policy string `yaml:"policy"`
 	// Timeout bounds each CLI command ("30s"); empty: dispatch's default.
 	Timeout string `yaml:"timeout"`
 

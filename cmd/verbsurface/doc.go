@@ -13,7 +13,10 @@
 // parser comes from (an argparse or click target walked in Python, a
 // cobra CLI's __verbsurface-tree command, or a tree file), the variables
 // it may see, the parameters no caller may set, the fenced commands, the
-// verbs, and the roots under which callers may name files. The file is
+// verbs, the roots under which callers may name files, and a policy file
+// (package policy: allow, ask or deny per verb and argument, loaded against
+// the live verbs at start; limits.live_runs is refused, since only limcp's
+// server can count a CLI's live runs). The file is
 // one YAML document; an unknown key is refused with its file, line and
 // name. Schemas stay live: the tree is read again when the executable, the
 // script or the Python module changes. See "Front your CLI in five

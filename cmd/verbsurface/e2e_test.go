@@ -380,3 +380,41 @@ func TestInventoryAppliesConfig(t *testing.T) {
 		t.Errorf("leaf machine mode on a root flag: %s", out)
 	}
 }
+
+// The config's policy key: a policy file enforced by verbsurface serve as
+// by limcp mcp --policy, checked against the live verbs at start (a rule
+// naming a verb the front lacks fails check, naming the file).
+func TestPolicyThroughServe(t *testing.T) {
+	config, _ := writeTasksConfig(t)
+	dir := filepath.Dir(config)
+	pol := filepath.Join(dir, "policy.yaml")
+	write := func(body string) {
+		if err := os.WriteFile(pol, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("version: 1\ndefault: deny\nrules:\n  - {name: reads, verbs: [task.list], decision: allow}\n" +
+		"  - {name: no-big, verbs: [task.add], when: {size: {in: [xl, l]}}, decision: deny, reason: big tasks need a person}\n" +
+		"  - {name: small, verbs: [task.add], decision: allow}\n")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, append(b, []byte("policy: policy.yaml\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := serve(t, config, "TASKS_HOME="+t.TempDir())
+	_, fp := c.help("task.add")
+	r := c.op(`{"op":"task.add","args":{"name":"big","size":"l"},"fingerprint":"` + fp + `"}`)
+	if code(r) != "policy_refused" || !strings.Contains(fmt.Sprint(r["error"]), "big tasks need a person") {
+		t.Errorf("a denied op: %v", r)
+	}
+	if r := c.op(`{"op":"task.add","args":{"name":"small","size":"s"},"fingerprint":"` + fp + `"}`); r["ok"] != true {
+		t.Errorf("an allowed op: %v", r)
+	}
+	write("version: 1\nrules:\n  - {name: gone, verbs: [task.remove], decision: allow}\n")
+	_, stderr, status := runVS(t, "check", "-c", config)
+	if status == 0 || !strings.Contains(stderr, "policy") || !strings.Contains(stderr, "task.remove") {
+		t.Errorf("check with a stale policy: status %d\n%s", status, stderr)
+	}
+}

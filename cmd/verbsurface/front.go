@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
@@ -90,14 +91,20 @@ func newFront(cfg *Config) (*front, error) {
 	for i, r := range cfg.Roots {
 		roots[i] = cfg.path(r)
 	}
-	f.surface, err = verbsurface.New(reg, verbsurface.Options{
+	sopts := verbsurface.Options{
 		Source:      f.source,
 		Exec:        runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
 		Roots:       roots,
 		NoRootsHint: noRootsHint,
-	})
+	}
+	if cfg.Policy != "" {
+		if err := cfg.applyPolicy(reg, &sopts); err != nil {
+			return nil, err
+		}
+	}
+	f.surface, err = verbsurface.New(reg, sopts)
 	if err != nil {
 		return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
 	}
@@ -227,4 +234,30 @@ func firstLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// applyPolicy loads the configuration's policy file against the verbs the
+// surface would offer, as limcp mcp --policy does, and makes it the
+// surface's decider; its runs_per_minute tightens the spawn rate. A file
+// that names a verb or parameter the surface does not have is a start
+// error: a policy that no longer matches must fail loudly. live_runs is
+// refused: counting a CLI's live runs needs a way to ask it that only
+// limcp's server has.
+func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options) error {
+	probe, err := verbsurface.New(reg, *sopts)
+	if err != nil {
+		return &ConfigError{File: c.file, Msg: err.Error()}
+	}
+	pol, err := policy.Load(c.path(c.Policy), probe.PolicyVerbs(context.Background()))
+	if err != nil {
+		return &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
+	}
+	if pol.Limits.LiveRuns > 0 {
+		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs needs a count of the CLI's live runs, which this front cannot take; remove it", c.Policy)}
+	}
+	sopts.Decide = pol
+	if n := pol.Limits.RunsPerMinute; n > 0 {
+		sopts.SpawnsPerMinute = n
+	}
+	return nil
 }
