@@ -35,6 +35,10 @@ import (
 
 const docsSkipMarker = "<!-- docs-test: skip:"
 
+// docsInsideVar is set in the environment of the blocks, so that this test
+// never runs inside itself.
+const docsInsideVar = "VERBSURFACE_DOCS_TEST"
+
 var limcpBin string
 
 func TestMain(m *testing.M) {
@@ -143,6 +147,11 @@ func TestDocsRunAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the READMEs' blocks build and run limcp for real")
 	}
+	// A block that runs the suite (marked skip, but a marker can be lost)
+	// would run this test again from inside itself, without end.
+	if os.Getenv(docsInsideVar) != "" {
+		t.Skip("running inside a README block: not again")
+	}
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +237,7 @@ func docsEnv(base []string, home, bin, tmp string) []string {
 	}
 	// GOBIN is the reader's PATH directory: `go install ./examples/limcp`
 	// puts limcp where the blocks that follow find it, and nowhere else.
-	return append(env, "HOME="+home, "TMPDIR="+tmp, "GOBIN="+bin, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return append(env, docsInsideVar+"=1", "HOME="+home, "TMPDIR="+tmp, "GOBIN="+bin, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 func tail(s string, n int) string {
