@@ -33,16 +33,32 @@ func (l *livePolicy) admit(ctx context.Context, op verbsurface.PolicyOp) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	live, err := l.count(ctx)
-	if err != nil {
-		return fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+	// A spawn in flight is counted twice once its record exists: by the
+	// CLI and as pending. So when the limit looks reached while others
+	// are in flight, wait for them to finish (briefly: a stalled one ends
+	// in a refusal, the safe side) and count again.
+	deadline := time.Now().Add(liveSettle)
+	for {
+		live, err := l.count(ctx)
+		if err != nil {
+			return fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+		}
+		if live+l.pending < l.max {
+			l.pending++
+			return nil
+		}
+		if l.pending == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the policy allows %d live runs at once and %d are live; nothing was started: wait for one to end (job.wait) and resend", l.max, live+l.pending)
+		}
+		l.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+		l.mu.Lock()
 	}
-	if live+l.pending >= l.max {
-		return fmt.Errorf("the policy allows %d live runs at once and %d are live; nothing was started: wait for one to end (job.wait) and resend", l.max, live+l.pending)
-	}
-	l.pending++
-	return nil
 }
+
+// liveSettle bounds how long a spawn waits for the spawns in flight before
+// it is judged against the live_runs limit.
+const liveSettle = 5 * time.Second
 
 func (l *livePolicy) release() {
 	l.mu.Lock()
