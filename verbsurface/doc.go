@@ -261,33 +261,9 @@
 //
 // # Error codes
 //
-// Every error object has a code from this closed set, a one-sentence
-// message, and the members the code lists. Errors about an op's arguments
-// or fingerprint also carry the verb's schema, its current
-// schema_fingerprint and help_call, the exact request that fetches them.
-//
-//   - malformed_envelope: the request is not a valid envelope (not an object, unknown key, neither ops nor help, a wrongly typed member); problems lists every defect, schema is the envelope's; nothing ran.
-//   - batch_too_large: more ops than the cap; limit names it; nothing ran. Split the batch.
-//   - response_too_large: the op ran, but its result would take the response past Options.MaxResponseBytes (limit, in bytes); the results before it stay. Ask for less, or in a request of its own.
-//   - rate_limited: a spawn op over its client's Options.SpawnsPerMinute (limit); nothing started; retry_after says in how many seconds one more is allowed.
-//   - unknown_verb: no verb of that exact name; matches lists close registered names.
-//   - not_allowed: the name denotes a fenced command, a human-at-a-terminal operation never reachable here.
-//   - retired_synonym: a v1 name after its sunset; use names the verb.
-//   - unavailable_verb: the verb exists but cannot be offered (an unrepresentable parameter, named in param; a group; an unreadable CLI).
-//   - invalid_args: problems lists every problem with the args (including a path outside the roots, rule outside_roots, or unusable, rule unusable_path; a preparer's, a dynamic value's, or a handler's refusal of one argument, and the CLI's own refusal of one it names: rule cli_refused, see CLIArgumentCodes); with schema, schema_fingerprint, help_call.
-//   - missing_fingerprint: a spawn op without fingerprint; with schema, schema_fingerprint, help_call.
-//   - stale_fingerprint: a spawn op whose fingerprint is not the current schema's; with schema, schema_fingerprint, help_call.
-//   - policy_refused: the surface's policy refused the op; the message gives its reason; rule names the Decider's rule that refused or asked, and confirmation, for an op it asked about, why it did not run (declined, cancelled, expired, invalid, unavailable; see "Confirmation").
-//   - launch_failed: the CLI could not be started (dispatch).
-//   - absent_result: the command printed no machine result (dispatch).
-//   - invalid_result: the command's output was not a valid machine result (dispatch).
-//   - multiple_results: the command printed more than one JSON value (dispatch).
-//   - output_overflow: stdout or stderr passed its cap; the process group was killed (dispatch).
-//   - nonzero_exit: non-zero exit without a valid error object; details carry the exit code and stderr tail (dispatch).
-//   - timeout: the command (or a handler) ran out of time; the process group was terminated (dispatch).
-//   - unsupported_result_version: the machine result's version is not one dispatch reads.
-//   - cancelled: the caller cancelled an observe op in flight, or the request before the op started.
-//   - cli_error: the CLI's own error object, passed through; details hold its code, message and details.
-//   - handler_error: a verb's Go handler failed, not about one argument, with its own code kept in details.code.
-//   - internal_error: a bug in the embedding program or a projector (a schema outside C1, args that validated but did not render); not the caller's to fix.
+// Every error object has a code from a closed set, a one-sentence message,
+// and the members its code names. Each code is a constant documented where
+// it is declared, with what it means and what the caller does next
+// ([CodeMalformedEnvelope] through [CodeInternalError]); [Codes] lists them
+// all.
 package verbsurface

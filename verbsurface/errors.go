@@ -8,48 +8,128 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Error codes: the closed set an op, help or request error carries. The
-// package documentation lists what each means and what the caller does next.
+// Error codes: the closed set an op, help or request error carries, each
+// documented here with what it means and what the caller does next. Every
+// error object has a code, a one-sentence message and the members its code
+// names; errors about an op's arguments or fingerprint also carry the
+// verb's schema, its current schema_fingerprint and help_call, the exact
+// request that fetches them.
 const (
 	// Envelope and request.
-	CodeMalformedEnvelope = "malformed_envelope"
-	CodeBatchTooLarge     = "batch_too_large"
 
-	// CodeResponseTooLarge replaces the result of an op that ran but whose
-	// result would take the response past Options.MaxResponseBytes (the
-	// error's limit). The results already in the response stay; the op's
-	// effects, if any, happened. Ask for less, or in a request of its own.
+	// CodeMalformedEnvelope (malformed_envelope): the request is not a valid
+	// envelope (not an object, unknown key, neither ops nor help, a wrongly
+	// typed member); problems lists every defect, schema is the envelope's;
+	// nothing ran.
+	CodeMalformedEnvelope = "malformed_envelope"
+
+	// CodeBatchTooLarge (batch_too_large): more ops than the cap; limit names
+	// it; nothing ran. Split the batch.
+	CodeBatchTooLarge = "batch_too_large"
+
+	// CodeResponseTooLarge (response_too_large): the op ran, but its result
+	// would take the response past Options.MaxResponseBytes (limit, in bytes);
+	// the results before it stay. Ask for less, or in a request of its own.
 	CodeResponseTooLarge = "response_too_large"
-	// CodeRateLimited refuses a spawn op over its client's
-	// Options.SpawnsPerMinute (the error's limit); nothing was started.
-	// retry_after is the whole seconds until one more spawn is allowed.
+
+	// CodeRateLimited (rate_limited): a spawn op over its client's
+	// Options.SpawnsPerMinute (limit); nothing started; retry_after says in how
+	// many seconds one more is allowed.
 	CodeRateLimited = "rate_limited"
 
 	// Naming a verb.
-	CodeUnknownVerb     = "unknown_verb"
-	CodeNotAllowed      = "not_allowed"
-	CodeRetiredSynonym  = "retired_synonym"
+
+	// CodeUnknownVerb (unknown_verb): no verb of that exact name; matches lists
+	// close registered names.
+	CodeUnknownVerb = "unknown_verb"
+
+	// CodeNotAllowed (not_allowed): the name denotes a fenced command, a human-
+	// at-a-terminal operation never reachable here.
+	CodeNotAllowed = "not_allowed"
+
+	// CodeRetiredSynonym (retired_synonym): a v1 name after its sunset; use
+	// names the verb.
+	CodeRetiredSynonym = "retired_synonym"
+
+	// CodeUnavailableVerb (unavailable_verb): the verb exists but cannot be
+	// offered (an unrepresentable parameter, named in param; a group; an
+	// unreadable CLI).
 	CodeUnavailableVerb = "unavailable_verb"
 
-	// Arguments and fingerprints.
-	CodeInvalidArgs        = "invalid_args"
-	CodeMissingFingerprint = "missing_fingerprint"
-	CodeStaleFingerprint   = "stale_fingerprint"
-	CodePolicyRefused      = "policy_refused"
+	// An op's arguments, fingerprint and policy.
 
-	// Dispatch failures (contract C3), passed through from the executor.
-	CodeLaunchFailed             = "launch_failed"
-	CodeAbsentResult             = "absent_result"
-	CodeInvalidResult            = "invalid_result"
-	CodeMultipleResults          = "multiple_results"
-	CodeOutputOverflow           = "output_overflow"
-	CodeNonzeroExit              = "nonzero_exit"
-	CodeTimeout                  = "timeout"
+	// CodeInvalidArgs (invalid_args): problems lists every problem with the args
+	// (including a path outside the roots, rule outside_roots, or unusable, rule
+	// unusable_path; a preparer's, a dynamic value's, or a handler's refusal of
+	// one argument, and the CLI's own refusal of one it names: rule cli_refused,
+	// see CLIArgumentCodes); with schema, schema_fingerprint, help_call.
+	CodeInvalidArgs = "invalid_args"
+
+	// CodeMissingFingerprint (missing_fingerprint): a spawn op without
+	// fingerprint; with schema, schema_fingerprint, help_call.
+	CodeMissingFingerprint = "missing_fingerprint"
+
+	// CodeStaleFingerprint (stale_fingerprint): a spawn op whose fingerprint is
+	// not the current schema's; with schema, schema_fingerprint, help_call.
+	CodeStaleFingerprint = "stale_fingerprint"
+
+	// CodePolicyRefused (policy_refused): the surface's policy refused the op;
+	// the message gives its reason; rule names the Decider's rule that refused
+	// or asked, and confirmation, for an op it asked about, why it did not run
+	// (declined, cancelled, expired, invalid, unavailable; see "Confirmation").
+	CodePolicyRefused = "policy_refused"
+
+	// Dispatch failures, passed through from the executor (package dispatch names them the same).
+
+	// CodeLaunchFailed (launch_failed): the CLI could not be started (dispatch).
+	CodeLaunchFailed = "launch_failed"
+
+	// CodeAbsentResult (absent_result): the command printed no machine result
+	// (dispatch).
+	CodeAbsentResult = "absent_result"
+
+	// CodeInvalidResult (invalid_result): the command's output was not a valid
+	// machine result (dispatch).
+	CodeInvalidResult = "invalid_result"
+
+	// CodeMultipleResults (multiple_results): the command printed more than one
+	// JSON value (dispatch).
+	CodeMultipleResults = "multiple_results"
+
+	// CodeOutputOverflow (output_overflow): stdout or stderr passed its cap; the
+	// process group was killed (dispatch).
+	CodeOutputOverflow = "output_overflow"
+
+	// CodeNonzeroExit (nonzero_exit): non-zero exit without a valid error
+	// object; details carry the exit code and stderr tail (dispatch).
+	CodeNonzeroExit = "nonzero_exit"
+
+	// CodeTimeout (timeout): the command (or a handler) ran out of time; the
+	// process group was terminated (dispatch).
+	CodeTimeout = "timeout"
+
+	// CodeUnsupportedResultVersion (unsupported_result_version): the machine
+	// result's version is not one dispatch reads.
 	CodeUnsupportedResultVersion = "unsupported_result_version"
-	CodeCancelled                = "cancelled"
-	CodeCLIError                 = "cli_error"
-	CodeHandlerError             = "handler_error"
-	CodeInternalError            = "internal_error"
+
+	// Running an op.
+
+	// CodeCancelled (cancelled): the caller cancelled an observe op in flight,
+	// or the request before the op started.
+	CodeCancelled = "cancelled"
+
+	// CodeCLIError (cli_error): the CLI's own error object, passed through;
+	// details hold its code, message and details.
+	CodeCLIError = "cli_error"
+
+	// CodeHandlerError (handler_error): a verb's Go handler failed, not about
+	// one argument, with its own code kept in details.code.
+	CodeHandlerError = "handler_error"
+
+	// CodeInternalError (internal_error): a bug in the embedding program or a
+	// projector (a schema outside the projected subset, args that validated but
+	// did not render); not the caller's to fix.
+	CodeInternalError = "internal_error"
 )
 
 // Codes returns the closed set of error codes, in documentation order.

@@ -10,6 +10,12 @@ import (
 // trusting hooks. Each grants privilege that only a human at a terminal may
 // grant, so no agent may reach them through the surface: not as a verb, not
 // as a synonym, not through help.
+//
+// The boundary is the allowlist: only registered verbs run, and
+// registration refuses a verb mapped onto a fenced path (or a path under
+// one). The fence's look-alike matching of names (see foldName) does not
+// keep anything out that the allowlist lets in; it decides which refusal an
+// unregistered name gets.
 var DefaultFence = [][]string{
 	{"state", "migrate"},
 	{"plugin", "trust"},

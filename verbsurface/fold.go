@@ -15,6 +15,14 @@ import (
 // and the many dots, slashes, hyphens and underscores. Over-folding is the
 // safe direction here: foldName is only ever used to decide whether a name
 // is fenced (a false match refuses, it never grants).
+//
+// What the fold is not: the boundary. A name reaches a command only by
+// being exactly a registered verb (or a live v1 synonym), and the registry
+// refuses to register a fenced path, so an unregistered spelling, however
+// close to "state migrate", runs nothing whether the fold catches it or
+// not. The fold only chooses between two refusals of such a name:
+// not_allowed (a human-at-a-terminal command, never offered) instead of
+// unknown_verb (whose close matches could otherwise name the fenced one).
 
 // foldTokens folds name and splits it into its path tokens: every run of
 // separators (space, dot, slash, backslash, underscore, hyphen, colon and
