@@ -110,13 +110,18 @@ var (
 	propTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
 )
 
-// errSchemaSubset marks a schema outside contract C1's subset: an internal
-// error (the projector promised never to emit one), never the caller's.
-var errSchemaSubset = errors.New("schema outside the projected keyword subset (contract C1)")
+// ErrSchemaSubset is wrapped by every error of [CompileValidator]: the
+// schema uses something outside the keyword subset the projector emits
+// (listed in CONTRACTS.md). For a surface it is an internal error (the
+// projector promised never to emit one), never the caller's.
+var ErrSchemaSubset = errors.New("verbsurface: CompileValidator: schema outside the projected keyword subset")
 
-// CompileValidator compiles schema. It returns an error wrapping a
-// description of the offending keyword when schema uses anything outside
-// the projected subset of contract C1: the validator never guesses at a
+// errSchemaSubset is the name the package's code uses.
+var errSchemaSubset = ErrSchemaSubset
+
+// CompileValidator compiles schema. It returns an error wrapping
+// [ErrSchemaSubset] and naming the offending keyword when schema uses
+// anything outside the projected subset: the validator never guesses at a
 // keyword it does not interpret.
 func CompileValidator(schema *jsonschema.Schema) (*Validator, error) {
 	if schema == nil {
@@ -124,11 +129,11 @@ func CompileValidator(schema *jsonschema.Schema) (*Validator, error) {
 	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errSchemaSubset, err)
+		return nil, fmt.Errorf("%w: %w", errSchemaSubset, err)
 	}
 	var root map[string]any
 	if err := json.Unmarshal(raw, &root); err != nil {
-		return nil, fmt.Errorf("%w: %v", errSchemaSubset, err)
+		return nil, fmt.Errorf("%w: %w", errSchemaSubset, err)
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", errSchemaSubset, fmt.Sprintf(format, a...))
