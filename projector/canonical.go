@@ -19,7 +19,11 @@ import (
 // only the keywords Project emits are written directly in the same canonical
 // form by appendCanonicalSchema; anything else falls back to the general
 // path. A test holds the two byte-identical over every schema the adapters
-// produce.
+// produce. What it buys (BenchmarkCanonical, one run, while CI ran on the
+// same two cores): 17.5 µs against 281.5 µs per schema, 16× — and a
+// fingerprint is taken on every help and every spawn op, whose whole round
+// trip is a few milliseconds: the general path alone would cost about 5 %
+// of one.
 
 // schemaFields is every field of jsonschema.Schema as of the version this
 // writer was made against. If the struct has any other field (a newer

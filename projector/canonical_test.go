@@ -151,3 +151,31 @@ func TestCanonicalKnowsSchemaFields(t *testing.T) {
 		t.Fatal("jsonschema.Schema has fields the canonical writer does not know; every fingerprint takes the slow path. Update schemaFields and c1Only.")
 	}
 }
+
+// BenchmarkCanonical measures what the direct canonical writer buys over
+// the general path (marshal, decode, re-encode sorted) for the schemas a
+// fingerprint is taken of: every help and every spawn op computes one.
+// Compare the two sub-benchmarks' ns/op from one run.
+func BenchmarkCanonical(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	var schemas []*jsonschema.Schema
+	for len(schemas) < 64 {
+		if s, err := Project(randomCommand(r)); err == nil {
+			schemas = append(schemas, s)
+		}
+	}
+	b.Run("direct", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := canonicalFingerprintInput("agent.submit", schemas[i%len(schemas)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := canonicalJSON(map[string]any{"verb": "agent.submit", "schema": schemas[i%len(schemas)]}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
