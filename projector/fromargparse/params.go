@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 // actionParam maps one visible argparse action to a parameter. fromfile is
@@ -300,34 +301,7 @@ func pathUse(a *rawAction) projector.PathUse {
 
 // plainValue decodes a walker value that is plain JSON (numbers as int64 or
 // float64).
-func plainValue(v rawValue) (any, bool) {
-	if v.Value == nil || string(v.Value) == "null" {
-		return nil, false
-	}
-	dec := json.NewDecoder(strings.NewReader(string(v.Value)))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return nil, false
-	}
-	return fromNumbers(x), true
-}
-
-func fromNumbers(x any) any {
-	switch v := x.(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	case []any:
-		for i := range v {
-			v[i] = fromNumbers(v[i])
-		}
-	}
-	return x
-}
+func plainValue(v rawValue) (any, bool) { return pywalk.PlainValue(v.Value) }
 
 func rawText(v rawValue) string {
 	if v.Unjsonable != nil {

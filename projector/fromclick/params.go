@@ -1,7 +1,6 @@
 package fromclick
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 // knownParamClasses are the parameter classes whose processing is click's
@@ -329,7 +329,7 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 		if t.Choices == nil {
 			return unrep("choices %s are not plain strings or numbers", str(t.ChoicesRepr))
 		}
-		out.choices = fromNumbers(t.Choices).([]any)
+		out.choices = pywalk.Numbers(t.Choices).([]any)
 		out.kind = choiceKind(out.choices)
 		if out.kind == "" {
 			return unrep("choices %v mix kinds", t.Choices)
@@ -453,7 +453,7 @@ func namesOutput(rp *rawParam) bool {
 }
 
 func number(v any) (float64, bool) {
-	switch x := fromNumbers(v).(type) {
+	switch x := pywalk.Numbers(v).(type) {
 	case int64:
 		return float64(x), true
 	case float64:
@@ -464,31 +464,4 @@ func number(v any) (float64, bool) {
 
 // plainValue decodes a walker value that is plain JSON, not null (numbers
 // as int64 or float64).
-func plainValue(v rawValue) (any, bool) {
-	if v.Value == nil || string(v.Value) == "null" {
-		return nil, false
-	}
-	dec := json.NewDecoder(strings.NewReader(string(v.Value)))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return nil, false
-	}
-	return fromNumbers(x), true
-}
-
-func fromNumbers(x any) any {
-	switch v := x.(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	case []any:
-		for i := range v {
-			v[i] = fromNumbers(v[i])
-		}
-	}
-	return x
-}
+func plainValue(v rawValue) (any, bool) { return pywalk.PlainValue(v.Value) }

@@ -114,3 +114,37 @@ func Env(pythonPath []string) []string {
 	}
 	return append(env, "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1")
 }
+
+// PlainValue decodes a value a walker reported as plain JSON: nil and false
+// for JSON null or nothing, numbers as int64 where they are whole and
+// float64 otherwise (also inside arrays), as the parser model holds them.
+func PlainValue(raw json.RawMessage) (any, bool) {
+	if raw == nil || string(raw) == "null" {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, false
+	}
+	return Numbers(x), true
+}
+
+// Numbers turns the json.Numbers in x (a value or an array of them) into
+// int64 where whole and float64 otherwise, in place.
+func Numbers(x any) any {
+	switch v := x.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		for i := range v {
+			v[i] = Numbers(v[i])
+		}
+	}
+	return x
+}
