@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,10 +19,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fixture is an executor wired to the fixture CLI through the test runner.
 type fixture struct {
@@ -78,30 +76,6 @@ func (f fixture) onlyCall(t *testing.T) call {
 	return calls[0]
 }
 
-// checkGolden compares v's indented JSON with testdata/name.golden.
-func checkGolden(t *testing.T, name string, v any) {
-	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
-}
-
 // Rule: an entity is killed by the CLI's kill, whose data comes back byte
 // for byte; the grace is passed on.
 func TestKillDelegatesAndReturnsTheCLIOutcomeUnchanged(t *testing.T) {
@@ -126,7 +100,7 @@ func TestKillDelegatesAndReturnsTheCLIOutcomeUnchanged(t *testing.T) {
 	if res.Signalled != nil {
 		t.Errorf("a delegated kill also signalled: %+v", res.Signalled)
 	}
-	checkGolden(t, "result_delegated_ok", res)
+	golden.JSON(t, "result_delegated_ok", res)
 }
 
 // Rule: a delegated kill that fails, times out or reaps partially returns
@@ -184,7 +158,7 @@ func TestKillNeverFallsBackToSignalsAfterAFailedDelegation(t *testing.T) {
 			time.Sleep(200 * time.Millisecond) // a stray signal would have landed by now
 			tr.requireUntouched(spec.names()...)
 			if tc.golden != "" {
-				checkGolden(t, tc.golden, res)
+				golden.JSON(t, tc.golden, res)
 			}
 		})
 	}
@@ -339,7 +313,7 @@ func TestReferenceKillArgv(t *testing.T) {
 // The refusal result's JSON shape is pinned too.
 func TestResultShapeOfARefusal(t *testing.T) {
 	res, _ := NewExecutor(nil, nil).Kill(context.Background(), Record{Kind: KindShow, ID: "sh-1"})
-	checkGolden(t, "result_refused", res)
+	golden.JSON(t, "result_refused", res)
 }
 
 // An Executor is safe for concurrent use: kills of both kinds at once, one

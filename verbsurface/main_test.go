@@ -18,8 +18,6 @@ import (
 	"github.com/verbsurface/verbsurface/verbsurface/internal/testcli"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
 // fixtureBin is the fixture CLI and serverBin the stdio MCP server that
 // embeds the surface over it, both built once by TestMain with go build.
 var fixtureBin, serverBin string

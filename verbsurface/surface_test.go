@@ -20,34 +20,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/projector"
 )
 
 func TestCatalogGolden(t *testing.T) {
 	fx := newFixture(t)
-	got, err := json.MarshalIndent(fx.surface.Handle(context.Background(), json.RawMessage(`{"help":true}`), nil).Help, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, filepath.Join("testdata", "catalog.golden.json"), got)
-}
-
-// checkGolden compares got with the golden file at path, rewriting the
-// file first when the test runs with -update.
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(strings.TrimSpace(string(want)), string(got)); diff != "" {
-		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
-	}
+	golden.JSON(t, "catalog", fx.surface.Handle(context.Background(), json.RawMessage(`{"help":true}`), nil).Help)
 }
 
 func TestCatalog(t *testing.T) {
@@ -186,11 +165,7 @@ func TestHelpGolden(t *testing.T) {
 		t.Run(verb, func(t *testing.T) {
 			// The exact bytes the surface sends (schema properties in
 			// parser order), indented.
-			got, err := json.MarshalIndent(fx.surface.Handle(context.Background(), json.RawMessage(`{"help":`+quote(verb)+`}`), nil).Help, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkGolden(t, filepath.Join("testdata", "help."+verb+".golden.json"), got)
+			golden.JSON(t, "help."+verb, fx.surface.Handle(context.Background(), json.RawMessage(`{"help":`+quote(verb)+`}`), nil).Help)
 		})
 	}
 }

@@ -3,17 +3,12 @@ package wait
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/verbsurface/verbsurface/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // resultCases are the Results whose JSON is pinned in testdata/.
 var resultCases = []struct {
@@ -56,24 +51,7 @@ func TestResultGolden(t *testing.T) {
 	for _, tc := range resultCases {
 		t.Run(tc.name, func(t *testing.T) {
 			res, _, _ := runAuto(t, tc.per, tc.ids, tc.opts)
-			got, err := json.MarshalIndent(res, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "result_"+tc.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", path, diff)
-			}
+			golden.JSON(t, "result_"+tc.name, res)
 		})
 	}
 }
