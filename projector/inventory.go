@@ -15,6 +15,14 @@ type InventoryOptions struct {
 	// present in the tree is reported under Fenced and left out of the
 	// offerable count; elements may be aliases.
 	Fenced [][]string
+	// Offerable, when set, is asked about every runnable, unfenced command
+	// that projects cleanly: a non-nil error makes the command unavailable
+	// with the error as its reason. A front uses it for what only it
+	// knows, such as whether the command accepts the machine-mode option
+	// where the front puts it (verbsurface.Machine.Seam): a command that
+	// cannot print the machine result is not clean, however clean its
+	// parameters.
+	Offerable func(t *Tree, c *Command) error
 }
 
 // InventoryReport says how much of a parser tree can be offered, and why not
@@ -149,6 +157,12 @@ func Inventory(t *Tree, opts *InventoryOptions) *InventoryReport {
 		}
 		r.Offerable++
 		_, err := Project(c)
+		if err == nil && opts.Offerable != nil {
+			if oerr := opts.Offerable(t, c); oerr != nil {
+				r.Unavailable = append(r.Unavailable, UnavailableCommand{Path: c.Path, Reasons: []*UnavailableReason{{Reason: oerr.Error()}}})
+				continue
+			}
+		}
 		if err == nil {
 			r.Clean++
 			r.CleanCommands = append(r.CleanCommands, c.Path)

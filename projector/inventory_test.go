@@ -2,6 +2,7 @@ package projector
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -100,5 +101,33 @@ func TestInventoryEmpty(t *testing.T) {
 	raw, _ := json.Marshal(r)
 	if !strings.Contains(string(raw), `"unavailable":[]`) {
 		t.Errorf("empty lists should marshal as [], got %s", raw)
+	}
+}
+
+// Offerable is asked only about commands that project cleanly and are
+// offerable; a command it refuses is unavailable with its reason, not clean.
+func TestInventoryOfferable(t *testing.T) {
+	var asked []string
+	r := Inventory(inventoryTree(), &InventoryOptions{
+		Fenced: [][]string{{"state", "migrate"}},
+		Offerable: func(_ *Tree, c *Command) error {
+			asked = append(asked, strings.Join(c.Path, " "))
+			return errors.New("no machine-result seam: it does not accept --json")
+		},
+	})
+	if !cmp.Equal(asked, []string{"run"}) {
+		t.Errorf("asked about %q, want only the clean, offerable run", asked)
+	}
+	if r.Offerable != 3 || r.Clean != 0 || len(r.CleanCommands) != 0 {
+		t.Errorf("offerable %d clean %d %v", r.Offerable, r.Clean, r.CleanCommands)
+	}
+	var reason string
+	for _, u := range r.Unavailable {
+		if strings.Join(u.Path, " ") == "run" {
+			reason = u.Reasons[0].Reason
+		}
+	}
+	if !strings.Contains(reason, "no machine-result seam") {
+		t.Errorf("run's reason %q", reason)
 	}
 }

@@ -1,6 +1,7 @@
 package verbsurface
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -51,6 +52,19 @@ func (m Machine) option() string {
 	}
 	opt, _, _ := strings.Cut(m.Args[0], "=")
 	return opt
+}
+
+// Seam reports whether cmd of t can print the machine result with these
+// arguments: nil when it accepts the machine option where At puts it (or
+// there are no arguments), else an error whose text says why and which
+// setting fixes it, the reason Surface.Check and help give for such a
+// verb. An inventory passes it as projector.InventoryOptions.Offerable,
+// so a command without the seam is not counted clean.
+func (m Machine) Seam(t *projector.Tree, cmd *projector.Command) error {
+	if _, bad := m.seam(t, cmd); bad != nil {
+		return errors.New(bad.Reason)
+	}
+	return nil
 }
 
 // seam checks that the machine option reaches cmd where the surface puts

@@ -367,7 +367,7 @@ func TestInventoryAppliesConfig(t *testing.T) {
 	if status != 0 || json.Unmarshal([]byte(out), &inv) != nil {
 		t.Fatalf("status %d: %s", status, out)
 	}
-	if len(inv.NoMachineSeam) != 0 || inv.OfferableWithSeam != 4 || fmt.Sprint(inv.Tree.Fenced) != "[[admin reset]]" {
+	if inv.Tree.Clean != 4 || len(inv.Tree.Unavailable) != 0 || fmt.Sprint(inv.Tree.Fenced) != "[[admin reset]]" {
 		t.Errorf("root machine mode: %s", out)
 	}
 	good, _ := os.ReadFile(filepath.Join(dir, "notes.yaml"))
@@ -376,8 +376,13 @@ func TestInventoryAppliesConfig(t *testing.T) {
 	out, _, _ = runVS(t, "inventory", "-c", leaf)
 	inv = Inventory{}
 	json.Unmarshal([]byte(out), &inv)
-	if inv.OfferableWithSeam != 0 || len(inv.NoMachineSeam) != 4 || len(inv.Unavailable) != 4 {
-		t.Errorf("leaf machine mode on a root flag: %s", out)
+	if inv.Tree.Clean != 0 || len(inv.Tree.Unavailable) != 4 || len(inv.Unavailable) != 4 {
+		t.Fatalf("leaf machine mode on a root flag: %s", out)
+	}
+	for _, u := range inv.Tree.Unavailable {
+		if r := u.Reasons[0].Reason; !strings.Contains(r, "no machine-result seam") || !strings.Contains(r, "machine.at: root") {
+			t.Errorf("%v: reason %q does not name the seam and its fix", u.Path, r)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,4 +192,30 @@ func TestInventoryClick(t *testing.T) {
 		t.Errorf("details = %s", r.Error.Details)
 	}
 	e.fail("invalid_argument", "inventory", "--click", "teamclick:cli", "--argparse", "zipfile:main")
+}
+
+// TestInventoryFenceAndMachine: --fence and --machine-flag apply what a
+// front would. A fenced command (named by its alias) is not offerable; a
+// command that does not accept the machine-mode option is unavailable with
+// the reason, not counted clean as it was before these flags.
+func TestInventoryFenceAndMachine(t *testing.T) {
+	e := newEnv(t)
+	var inv inventory
+	e.ok(&inv, "inventory", "--argparse", "teamtool:build", "--pythonpath", pyInventoryDir,
+		"--fence", "ship", "--machine-flag=--json")
+	if fmt.Sprint(inv.Fenced) != "[[deploy]]" || inv.Offerable != 3 || inv.Clean != 0 {
+		t.Fatalf("want deploy fenced and nothing clean without a --json:\n%s", mustJSON(t, inv))
+	}
+	var reason string
+	for _, u := range inv.Unavailable {
+		if strings.Join(u.Path, " ") == "status" {
+			reason = u.Reasons[0].Reason
+		}
+	}
+	if !strings.Contains(reason, "no machine-result seam") || !strings.Contains(reason, "--json") {
+		t.Errorf("status's reason %q does not name the missing seam", reason)
+	}
+	// Without the flags the same CLI is 3 of 4 clean (TestInventoryNamesWhatBlocks).
+	e.fail("invalid_argument", "inventory", "--machine-at", "middle")
+	e.fail("invalid_argument", "inventory", "--machine-flag", "json")
 }

@@ -43,8 +43,8 @@ type inventoryVerb struct {
 // what blocks the rest. A team deciding whether to front its CLI with
 // verbsurface starts here.
 func (a *app) inventoryCmd() *cobra.Command {
-	var target, clickTarget, python string
-	var pythonPath []string
+	var target, clickTarget, python, machineAt string
+	var pythonPath, fences, machineArgs []string
 	c := &cobra.Command{
 		Use:   "inventory",
 		Short: "how much of a CLI's parser projects to verb schemas, and why not the rest",
@@ -58,14 +58,47 @@ fenced commands listed as present but fenced) and checks every verb of the
 server's allowlist. With --argparse MODULE:FUNCTION it walks a Python argparse
 CLI whose parser factory can be imported (MODULE:__main__ runs the module as a
 script and captures the parser it builds). With --click MODULE:OBJECT it walks
-a Python click command or group, or a Typer app (or a factory returning one).`,
+a Python click command or group, or a Typer app (or a factory returning one).
+
+--fence and --machine-flag apply what a front would: a fenced command is not
+offerable, and a command that does not accept the machine-mode arguments
+where --machine-at puts them is unavailable, however clean its parameters.
+limcp's own tree defaults to verbsurface's fence and --json after the
+command path, as limcp mcp serves it; a Python CLI defaults to no fence and
+no machine mode.`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&target, "argparse", "", "walk the argparse parser built by this factory (MODULE:FUNCTION or MODULE:__main__)")
 	c.Flags().StringVar(&clickTarget, "click", "", "walk the click command, group or Typer app named MODULE:OBJECT (or a factory returning one)")
 	c.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
 	c.Flags().StringArrayVar(&pythonPath, "pythonpath", nil, "a directory to prepend to PYTHONPATH for --argparse or --click (repeatable)")
+	c.Flags().StringArrayVar(&fences, "fence", nil, "a command path never offered, as words (\"admin reset\"; repeatable; replaces the default fence)")
+	c.Flags().StringArrayVar(&machineArgs, "machine-flag", nil, "an argument that selects the CLI's machine mode (--machine-flag=--json, or --machine-flag=--format=json; repeatable, in order)")
+	c.Flags().StringVar(&machineAt, "machine-at", "leaf", "where the machine-mode arguments go: leaf (after the command path) or root")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		if machineAt != string(verbsurface.MachineAtLeaf) && machineAt != string(verbsurface.MachineAtRoot) {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "machine-at"}, "--machine-at %q is not leaf or root", machineAt)
+		}
+		if len(machineArgs) > 0 && !strings.HasPrefix(machineArgs[0], "-") {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "machine-flag"}, "--machine-flag %q is not an option (write --machine-flag=--json)", machineArgs[0])
+		}
+		own := target == "" && clickTarget == ""
+		iopts := &projector.InventoryOptions{}
+		if own {
+			iopts.Fenced = verbsurface.DefaultFence
+			if len(machineArgs) == 0 {
+				machineArgs = []string{"--json"}
+			}
+		}
+		if cmd.Flags().Changed("fence") {
+			iopts.Fenced = nil
+			for _, f := range fences {
+				iopts.Fenced = append(iopts.Fenced, strings.Fields(f))
+			}
+		}
+		if len(machineArgs) > 0 {
+			iopts.Offerable = verbsurface.Machine{Args: machineArgs, At: verbsurface.MachineAt(machineAt)}.Seam
+		}
 		if target != "" && clickTarget != "" {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "click"}, "--argparse and --click name two different CLIs; give one")
 		}
@@ -76,11 +109,11 @@ a Python click command or group, or a Typer app (or a factory returning one).`,
 		var err error
 		switch {
 		case clickTarget != "":
-			rep, err = clickInventory(cmd, clickTarget, python, pythonPath)
+			rep, err = clickInventory(cmd, clickTarget, python, pythonPath, iopts)
 		case target != "":
-			rep, err = argparseInventory(cmd, target, python, pythonPath)
+			rep, err = argparseInventory(cmd, target, python, pythonPath, iopts)
 		default:
-			rep, err = ownInventory()
+			rep, err = ownInventory(iopts)
 		}
 		if err != nil {
 			return err
@@ -91,14 +124,14 @@ a Python click command or group, or a Typer app (or a factory returning one).`,
 }
 
 // ownInventory walks limcp's own tree exactly as the server does (the same
-// excluded flags and fence) and checks the allowlist against it.
-func ownInventory() (*inventoryReport, error) {
+// excluded flags, fence and machine mode) and checks the allowlist against it.
+func ownInventory(iopts *projector.InventoryOptions) (*inventoryReport, error) {
 	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
 	if err != nil {
 		return nil, machine.Errorf(machine.Internal, nil, "walking limcp's own command tree: %v", err)
 	}
 	rep := &inventoryReport{
-		InventoryReport: projector.Inventory(tree, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence}),
+		InventoryReport: projector.Inventory(tree, iopts),
 		Source:          "limcp",
 	}
 	for _, v := range server.Allowlist() {
@@ -109,6 +142,8 @@ func ownInventory() (*inventoryReport, error) {
 		default:
 			if _, err := projector.Project(cmd); err != nil {
 				iv.Reason = err.Error()
+			} else if err := offerable(iopts, tree, cmd); err != nil {
+				iv.Reason = err.Error()
 			} else {
 				iv.Projects = true
 			}
@@ -118,9 +153,18 @@ func ownInventory() (*inventoryReport, error) {
 	return rep, nil
 }
 
-// argparseInventory walks a Python argparse CLI. Nothing is fenced there:
-// which of its commands grant privilege is for the team fronting it to say.
-func argparseInventory(cmd *cobra.Command, target, python string, pythonPath []string) (*inventoryReport, error) {
+// offerable applies the inventory's Offerable check (the machine seam).
+func offerable(iopts *projector.InventoryOptions, t *projector.Tree, c *projector.Command) error {
+	if iopts.Offerable == nil {
+		return nil
+	}
+	return iopts.Offerable(t, c)
+}
+
+// argparseInventory walks a Python argparse CLI. Nothing is fenced there
+// unless --fence says so: which of its commands grant privilege is for the
+// team fronting it to say.
+func argparseInventory(cmd *cobra.Command, target, python string, pythonPath []string, iopts *projector.InventoryOptions) (*inventoryReport, error) {
 	tree, err := fromargparse.Walk(cmd.Context(), target, &fromargparse.Options{Python: python, PythonPath: pythonPath})
 	if err != nil {
 		details := map[string]any{"target": target}
@@ -131,14 +175,14 @@ func argparseInventory(cmd *cobra.Command, target, python string, pythonPath []s
 		return nil, machine.Errorf(machine.InventoryFailed, details, "limcp inventory --argparse %s: %v", target, err)
 	}
 	return &inventoryReport{
-		InventoryReport: projector.Inventory(tree, nil),
+		InventoryReport: projector.Inventory(tree, iopts),
 		Source:          "argparse:" + target,
 	}, nil
 }
 
 // clickInventory walks a Python click (or Typer) CLI; like argparseInventory
 // it fences nothing.
-func clickInventory(cmd *cobra.Command, target, python string, pythonPath []string) (*inventoryReport, error) {
+func clickInventory(cmd *cobra.Command, target, python string, pythonPath []string, iopts *projector.InventoryOptions) (*inventoryReport, error) {
 	tree, err := fromclick.Walk(cmd.Context(), target, &fromclick.Options{Python: python, PythonPath: pythonPath})
 	if err != nil {
 		details := map[string]any{"target": target}
@@ -149,7 +193,7 @@ func clickInventory(cmd *cobra.Command, target, python string, pythonPath []stri
 		return nil, machine.Errorf(machine.InventoryFailed, details, "limcp inventory --click %s: %v", target, err)
 	}
 	return &inventoryReport{
-		InventoryReport: projector.Inventory(tree, nil),
+		InventoryReport: projector.Inventory(tree, iopts),
 		Source:          "click:" + target,
 	}, nil
 }
