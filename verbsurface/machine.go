@@ -76,6 +76,9 @@ func (m Machine) seam(t *projector.Tree, cmd *projector.Command) (*projector.Com
 		return cmd, nil
 	}
 	path := strings.Join(cmd.Path, " ")
+	if path == "" {
+		path = t.Program // the root command: a program of one command
+	}
 	root := t.Find()
 	rootHas := root != nil && hasOption(root, opt)
 	if m.At == MachineAtRoot {
