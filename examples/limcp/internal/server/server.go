@@ -92,6 +92,13 @@ type Options struct {
 	NoStoreSignal bool
 	NoNotify      bool
 	StorePolling  bool
+
+	// TolerateUnavailable starts the server even when a verb of the
+	// allowlist cannot be offered (verbsurface.Surface.Check); by default
+	// New refuses, naming every such verb, since a tree that lost a
+	// command the table names is a build mistake an agent must not be
+	// the first to meet.
+	TolerateUnavailable bool
 }
 
 // Limits are the surface's request limits (verbsurface.Options): zero
@@ -234,6 +241,14 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if bad := s.surface.Check(context.Background()); len(bad) > 0 && !opts.TolerateUnavailable {
+		s.Close()
+		msgs := make([]string, len(bad))
+		for i, u := range bad {
+			msgs[i] = u.Verb + ": " + u.Reason
+		}
+		return nil, fmt.Errorf("server: not serving: %d verbs of the allowlist cannot be offered: %s", len(bad), strings.Join(msgs, "; "))
 	}
 	if !opts.NoStoreSignal {
 		s.watcher = watchStore(filepath.Join(opts.Home, StoreFile), func() {

@@ -654,3 +654,36 @@ func TestStoredCommandsNameNoFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRefusesAnUnofferableAllowlist: a tree that lost a command the
+// verb table names is refused at start, naming the verb, unless the
+// operator tolerates it; then the verb is unavailable to the agent.
+func TestNewRefusesAnUnofferableAllowlist(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	noStats := func() *cobra.Command {
+		root := freshRoot()
+		for _, c := range root.Commands() {
+			if c.Name() == "stats" {
+				root.RemoveCommand(c)
+			}
+		}
+		return root
+	}
+	opts := server.Options{Home: home, Executable: limcpBin, Env: environ(home), NewRoot: noStats, NoNotify: true, NoStoreSignal: true}
+	if srv, err := server.New(opts); err == nil || !strings.Contains(err.Error(), "stats:") {
+		if srv != nil {
+			srv.Close()
+		}
+		t.Fatalf("New = %v, want a refusal naming the stats verb", err)
+	}
+	opts.TolerateUnavailable = true
+	srv, err := server.New(opts)
+	if err != nil {
+		t.Fatalf("tolerating: %v", err)
+	}
+	defer srv.Close()
+	if bad := srv.Surface().Check(context.Background()); len(bad) != 1 || bad[0].Verb != "stats" {
+		t.Errorf("Check = %+v, want stats alone", bad)
+	}
+}
