@@ -23,7 +23,7 @@ import (
 //	               "data": {...}}}
 //
 // job.kill is a control verb and is exempt from the fingerprint that spawn
-// ops must carry (DESIGN 1.5): gating an emergency stop behind a discovery
+// ops must carry: gating an emergency stop behind a discovery
 // round-trip costs something real. Enforcing that exemption is the
 // surface's business; nothing here reads or checks a fingerprint.
 type Result struct {

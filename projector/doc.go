@@ -43,7 +43,7 @@
 // A count ([ArityCount]) is an integer from 0 to its stated maximum,
 // rendered as the option repeated that many times.
 //
-// The translation is bounded (DESIGN 2.2): scalar string, integer and number
+// The translation is bounded: scalar string, integer and number
 // values; flags as booleans; choices as "enum"; arities and repeated options
 // as arrays with "minItems"/"maxItems" where known; required parameters;
 // defaults; positionals as properties like any other; exclusive groups.

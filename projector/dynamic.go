@@ -8,7 +8,7 @@ package projector
 // An Injector must work on a fresh parser each call (injection mutates a
 // parser; a cached one would carry the previous playbook's parameters) and
 // must resolve the value exactly as the CLI does when it runs, so that the
-// schema discovered is the schema that runs (DESIGN 2.6). The content
+// schema discovered is the schema that runs. The content
 // fingerprint is "pf1-" plus 16 hex digits ([ContentFingerprint] of the
 // resolved definition's bytes): equal content, equal fingerprint; it is what
 // the surface compares between discovery and execution. The returned

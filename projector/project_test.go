@@ -31,7 +31,7 @@ func schemaJSON(t *testing.T, cmd *Command) string {
 	return string(b)
 }
 
-// One row per translation rule of DESIGN 2.2; want is the whole schema.
+// One row per translation rule of the package documentation; want is the whole schema.
 func TestProjectRules(t *testing.T) {
 	const closed = `"additionalProperties":false`
 	tests := []struct {

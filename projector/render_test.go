@@ -20,7 +20,7 @@ func pos(name string, arity ArityKind) *Param {
 
 func with(p *Param, f func(p *Param)) *Param { f(p); return p }
 
-// One row per rendering rule of DESIGN 2.5 and the package documentation.
+// One row per rendering rule of the package documentation.
 func TestRenderArgvRules(t *testing.T) {
 	tests := []struct {
 		rule    string

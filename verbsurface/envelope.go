@@ -34,7 +34,7 @@ type helpRequest struct {
 	dynamic map[string]string // other keys of the object form
 }
 
-// envelopeSchemaJSON renders the envelope's JSON Schema (DESIGN 1.1) for a
+// envelopeSchemaJSON renders the envelope's JSON Schema for a
 // batch cap. It is the tool's whole input schema: it describes only the
 // envelope, never a verb, so its size does not depend on the registry.
 func envelopeSchemaJSON(maxOps int) []byte {

@@ -16,7 +16,7 @@ type graceError struct{}
 func (graceError) Error() string { return "grace must be positive" }
 func (graceError) Param() string { return "grace" }
 
-// TestHandlerArgumentRefusalTeaches (DESIGN 1.6): when a verb's Go handler
+// TestHandlerArgumentRefusalTeaches: when a verb's Go handler
 // refuses an argument the projected schema could not rule out, the op
 // error is invalid_args on that parameter and carries what every argument
 // error carries: the schema, the current fingerprint and the help call. A

@@ -53,7 +53,7 @@ type OpResult struct {
 	// Error is set on failure.
 	Error *ErrorObject
 	// PlaybookChanged is set when a dynamic verb's injected content
-	// differs from what the caller discovered (DESIGN 2.6).
+	// differs from what the caller discovered.
 	PlaybookChanged *PlaybookChange
 	// PlaybookFingerprint is the content fingerprint a dynamic verb ran with.
 	PlaybookFingerprint string

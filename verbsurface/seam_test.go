@@ -10,7 +10,7 @@ import (
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
-// TestNoMachineResultSeamIsUnavailable (DESIGN 1.3, 3.2): a verb is
+// TestNoMachineResultSeamIsUnavailable: a verb is
 // reachable only if its command emits a machine result. A command that does
 // not accept the machine-mode flag (neither as a parameter nor as a flag its
 // walker excluded) cannot, so it is listed as unavailable with that reason,

@@ -74,7 +74,7 @@ type Verb struct {
 // needsFingerprint reports whether an op of v must carry the fingerprint.
 func (v *Verb) needsFingerprint() bool { return v.Class == ClassSpawn || v.RequireFingerprint }
 
-// Dynamic describes a verb's dynamic parameter (DESIGN 2.6).
+// Dynamic describes a verb's dynamic parameter.
 type Dynamic struct {
 	// Param is the schema name of the parameter whose value selects what is
 	// injected ("playbook").

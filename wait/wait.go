@@ -37,7 +37,7 @@ func (e *ObserveError) Unwrap() error { return e.Err }
 //     stopped without end, an unresolved spawn, or errored. Then wait out
 //     the rest of that interval and observe again, so a client looping on
 //     all_terminal cannot spin. The floor reaches errored ids as well as
-//     the two classes DESIGN 4.4 names, for the same reason: a client
+//     the two classes the floor exists for, for the same reason: a client
 //     looping on an unknown id would otherwise spin. A wake during the
 //     floor observes at once but does not end it: otherwise a wake source
 //     that fires often (a change signal on a busy store) would let such a
@@ -71,7 +71,7 @@ func (e *ObserveError) Unwrap() error { return e.Err }
 // loop's side (the [Observer] interface has no other method), so a wait that
 // expires, is cancelled, or whose caller goes away changes nothing durable.
 // The only write a wait can cause is the lifecycle authority's own fenced
-// reap inside Observe (DESIGN 4.5).
+// reap inside Observe.
 func Wait(ctx context.Context, obs Observer, ids []string, opts Options) (*Result, error) {
 	if obs == nil {
 		return nil, errors.New("wait: no observer given")

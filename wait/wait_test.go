@@ -111,7 +111,7 @@ func TestWaitExpiryIsNotAnError(t *testing.T) {
 	}
 }
 
-// TestWaitOnePollFloor: DESIGN 4.4, row by row.
+// TestWaitOnePollFloor: the floor rules above Wait, row by row.
 func TestWaitOnePollFloor(t *testing.T) {
 	tests := []struct {
 		name       string

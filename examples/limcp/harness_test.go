@@ -115,7 +115,7 @@ type result struct {
 }
 
 // machine runs args with --json and checks the contract: stdout is exactly
-// one JSON object of the DESIGN 3.2 shape, and the exit status agrees with ok.
+// one JSON object of the machine-result shape, and the exit status agrees with ok.
 func (e *env) machine(args ...string) result {
 	e.t.Helper()
 	stdout, stderr, code := e.run(append([]string{"--json"}, args...)...)

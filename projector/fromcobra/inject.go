@@ -23,7 +23,7 @@ type InjectFunc func(root *cobra.Command, value string) (contentFingerprint stri
 // A fresh tree per call matters: injection adds flags, and a tree reused
 // across calls would still carry the previous value's flags. NewInjector does
 // not cache; caching, if any, belongs to the caller and must be keyed on the
-// injected content (DESIGN 1.3). An error from inject is returned as a
+// injected content. An error from inject is returned as a
 // *projector.InjectionRefusedError, so a surface can show the CLI's own
 // reason to the caller who named the value.
 func NewInjector(fresh func() *cobra.Command, path []string, inject InjectFunc, opts *Options) projector.Injector {

@@ -5,7 +5,7 @@
 //
 //	kill --json [--grace=D] -- ID
 //
-// and answers with a machine result (DESIGN 3.2) chosen by the id's prefix:
+// and answers with a machine result chosen by the id's prefix:
 //
 //	ok-*       {"ok": true, "data": {"target", "grace", "reaped", "not_reaped": []}}, exit 0
 //	partial-*  {"ok": false, "error": {"code": "kill_partial", "details": {"target", "grace", "reaped", "not_reaped"}}}, exit 1

@@ -13,7 +13,7 @@
 // With the persistent --json flag, every command — including cobra's own
 // usage errors (unknown command or flag, wrong argument count, a bad flag
 // value), help, and group commands run without a subcommand — prints
-// exactly one machine result on stdout (DESIGN 3.2) and nothing else there;
+// exactly one machine result on stdout and nothing else there;
 // human text goes to stderr. A failure exits non-zero with a valid error
 // object: exit status 2 for usage_error, 1 for every other code. The codes
 // are the closed set of package machine.

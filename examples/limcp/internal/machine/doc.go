@@ -1,5 +1,5 @@
 // Package machine writes limcp's machine results: the one JSON object a
-// command prints on stdout in --json mode (DESIGN 3.2, contract C7).
+// command prints on stdout in --json mode (contract C7 in CONTRACTS.md).
 //
 //	{"result_version": 1, "ok": true,  "data": <any>}
 //	{"result_version": 1, "ok": false, "error": {"code": "...", "message": "...", "details": <any>}}

@@ -14,7 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// The change signal on the lifecycle store (DESIGN 4.6): the server learns
+// The change signal on the lifecycle store: the server learns
 // that the store may have changed without opening it, let alone writing it.
 //
 // What counts as a change was measured on limcp's store (SQLite in WAL

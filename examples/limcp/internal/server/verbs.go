@@ -27,8 +27,8 @@ import (
 // nothing can render them.
 var ExcludedFlags = append(append([]string(nil), guard.Forbidden...), "quiet")
 
-// SynonymSunset is when the v1 tool names stop being accepted as synonyms
-// (DESIGN 1.8): already past, so they are rejected with the verb to use.
+// SynonymSunset is when the v1 tool names stop being accepted as synonyms:
+// already past, so they are rejected with the verb to use.
 var SynonymSunset = time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
 
 // verbSpec is one row of the verb table.
