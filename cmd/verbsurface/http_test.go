@@ -341,3 +341,38 @@ func TestHTTPMaxSessions(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Over HTTP each MCP session has its own spawn rate: with one run a minute
+// allowed, a second session still starts its run while the first is
+// rate_limited.
+func TestHTTPSpawnRatePerSession(t *testing.T) {
+	dir := copyFixture(t)
+	config := filepath.Join(dir, "notes.yaml")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spawn := strings.Replace(string(b), "path: [add],  class: control,", "path: [add],  class: spawn,", 1)
+	if spawn == string(b) {
+		t.Fatal("the fixture edit did not apply")
+	}
+	if err := os.WriteFile(config, []byte(spawn+"policy: policy.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte("version: 1\ndefault: allow\nlimits: {runs_per_minute: 1}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveHTTPBin(t, vsEnv(t, t.TempDir(), tokenEnv+"="+httpToken), "-c", config, "--http", "127.0.0.1:0")
+	a, b2 := httpClient(t, srv.url, httpToken), httpClient(t, srv.url, httpToken)
+	_, fp := a.help("note.add")
+	add := `{"op":"note.add","args":{"text":"t"},"fingerprint":"` + fp + `"}`
+	if r := a.op(add); r["ok"] != true {
+		t.Fatalf("session a, first run: %v", r)
+	}
+	if r := a.op(add); code(r) != "rate_limited" {
+		t.Fatalf("session a, second run: %v; want rate_limited", r)
+	}
+	if r := b2.op(add); r["ok"] != true {
+		t.Fatalf("session b, first run: %v; want its own bucket", r)
+	}
+}
