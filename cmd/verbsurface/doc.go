@@ -4,6 +4,7 @@
 // MCP tool, configured by one YAML file and no Go:
 //
 //	verbsurface serve -c notes.yaml       # the one tool on stdin/stdout
+//	verbsurface serve -c notes.yaml --http 127.0.0.1:8765   # streamable HTTP
 //	verbsurface call -c notes.yaml '{"help":true}'
 //	verbsurface check -c notes.yaml       # config and every verb; non-zero on any problem
 //	verbsurface inventory -c notes.yaml   # what the server would really offer
@@ -21,4 +22,25 @@
 // name. Schemas stay live: the tree is read again when the executable, the
 // script or the Python module changes. See "Front your CLI in five
 // minutes" in the README.
+//
+// # HTTP
+//
+// serve --http ADDR serves the tool at http://ADDR/mcp through package
+// mcphttp, with the flags and rules of `limcp mcp --http`: every request
+// carries the bearer token (else 401 with "WWW-Authenticate: Bearer"). The
+// token is $VERBSURFACE_TOKEN or the first line of --token-file (owned by
+// the server's user, no group or other bits, at least 32 characters); with
+// neither, one is generated into $XDG_STATE_HOME/verbsurface/NAME/mcp-token
+// (NAME is the configuration's name; XDG_STATE_HOME defaults to
+// ~/.local/state), 0600 in a directory that must be 0700 and the server's
+// user's, and reused on the next start. Never beside the configuration: a
+// checkout or a shared directory is no place for a secret. The client line
+// printed on stderr reads the token from where it is and never holds it.
+// Without a configured token only loopback is served; --insecure-no-auth
+// serves loopback with no token at all. A foreign browser Origin gets 403
+// unless listed with --allow-origin; idle sessions close after
+// --session-timeout and at most --max-sessions are open (then 503). Each
+// MCP session has its own spawn rate (mcphttp.ClientKey). Callers may name
+// files only under the configuration's roots: (none by default), and
+// env.pass may not list VERBSURFACE_TOKEN.
 package main

@@ -60,7 +60,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	var file string
-	load := func() (*front, error) {
+	load := func(tune ...func(*verbsurface.Options)) (*front, error) {
 		if file == "" {
 			return nil, errors.New("-c FILE is required (the YAML configuration)")
 		}
@@ -68,16 +68,25 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		return newFront(cfg)
+		return newFront(cfg, tune...)
 	}
 
 	var tolerate bool
+	var hf httpFlags
 	serve := &cobra.Command{
-		Use:   "serve -c FILE",
-		Short: "serve the configured CLI as the one MCP tool on stdin/stdout",
+		Use:   "serve -c FILE [--http ADDR]",
+		Short: "serve the configured CLI as the one MCP tool on stdin/stdout, or streamable HTTP with --http",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := load()
+			hopts, err := hf.options(c, os.Getenv)
+			if err != nil {
+				return err
+			}
+			var tune []func(*verbsurface.Options)
+			if hopts != nil {
+				tune = append(tune, withClientKey)
+			}
+			f, err := load(tune...)
 			if err != nil {
 				return err
 			}
@@ -94,6 +103,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: version}, nil)
 			verbsurface.AddRequestTool(server, f.surface)
+			if hopts != nil {
+				return serveHTTP(c.Context(), f, server, &hf, hopts, os.Getenv, stderr)
+			}
 			err = server.Run(c.Context(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 				return nil // the client disconnected, or we were told to stop
@@ -102,6 +114,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	serve.Flags().BoolVar(&tolerate, "tolerate-unavailable", false, "serve even when some verbs cannot be offered (they answer unavailable_verb)")
+	hf.register(serve)
 
 	call := &cobra.Command{
 		Use:   "call -c FILE REQUEST",

@@ -65,8 +65,10 @@
 //
 // `limcp mcp` (package cli) builds a [Server] with [New] and serves it with
 // [Server.ServeStdio], or with [Listen] and [Server.ServeHTTP]. The HTTP
-// face assumes a hostile network, loopback included (another local user
-// can reach a loopback port):
+// face is package mcphttp's, shared with `verbsurface serve --http`; this
+// package keeps limcp's names for it (TokenEnv, TokenFileName, the "limcp
+// mcp" in refusals). It assumes a hostile network, loopback included
+// (another local user can reach a loopback port):
 //
 //   - Every request carries the bearer token or gets 401 with
 //     "WWW-Authenticate: Bearer". The token is $LIMCP_MCP_TOKEN or

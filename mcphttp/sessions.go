@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package mcphttp
 
 import (
 	"fmt"
@@ -34,10 +34,11 @@ type sessionGate struct {
 	srv     *mcp.Server
 	slots   chan struct{}
 	timeout time.Duration
+	name    string // Options.Name, for the refusal the client reads
 }
 
-func newSessionGate(srv *mcp.Server, max int, timeout time.Duration) *sessionGate {
-	return &sessionGate{srv: srv, slots: make(chan struct{}, max), timeout: timeout}
+func newSessionGate(srv *mcp.Server, max int, timeout time.Duration, name string) *sessionGate {
+	return &sessionGate{srv: srv, slots: make(chan struct{}, max), timeout: timeout, name: name}
 }
 
 func (g *sessionGate) wrap(next http.Handler) http.Handler {
@@ -52,9 +53,9 @@ func (g *sessionGate) wrap(next http.Handler) http.Handler {
 			// Idle sessions expire one timeout after their last request at
 			// the latest; a minute is a polite first retry.
 			w.Header().Set("Retry-After", strconv.Itoa(int(min(g.timeout, time.Minute).Seconds())))
-			http.Error(w, fmt.Sprintf("limcp mcp: Service Unavailable: %d MCP sessions are open, the most this server allows (--max-sessions); "+
+			http.Error(w, fmt.Sprintf("%s: Service Unavailable: %d MCP sessions are open, the most this server allows (--max-sessions); "+
 				"close one (HTTP DELETE with its Mcp-Session-Id) or wait for an idle one to expire (--session-timeout %s)",
-				cap(g.slots), g.timeout), http.StatusServiceUnavailable)
+				g.name, cap(g.slots), g.timeout), http.StatusServiceUnavailable)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package mcphttp
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // TestOriginPolicy: the rules of originPolicy, one row each, in the order
 // the doc comment lists them.
 func TestOriginPolicy(t *testing.T) {
-	p := newOriginPolicy([]string{"https://app.example:8443", "http://tool.example"})
+	p := newOriginPolicy([]string{"https://app.example:8443", "http://tool.example"}, "front")
 	local := func(addr string) context.Context {
 		a, err := net.ResolveTCPAddr("tcp", addr)
 		if err != nil {
@@ -72,6 +72,9 @@ func TestOriginPolicy(t *testing.T) {
 			if (err == nil) != c.pass {
 				t.Fatalf("check = %v; want pass %v", err, c.pass)
 			}
+			if err != nil && !strings.HasPrefix(err.Error(), "front: Forbidden: ") {
+				t.Fatalf("the refusal does not name the front: %v", err)
+			}
 			if err != nil && c.origin != "" && !strings.Contains(err.Error(), "--allow-origin") {
 				t.Fatalf("the refusal does not say how to admit an origin: %v", err)
 			}
@@ -105,7 +108,7 @@ func TestSessionGateHoldsUnderConcurrency(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "gate", Version: "v0"}, nil)
 	const max = 8
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{SessionTimeout: time.Minute})
-	gate := newSessionGate(srv, max, time.Minute)
+	gate := newSessionGate(srv, max, time.Minute, "front")
 	ts := httptest.NewServer(gate.wrap(sdk))
 	defer ts.Close()
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
@@ -171,8 +174,8 @@ func TestEnsureTokenFile(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
 	home := filepath.Join(t.TempDir(), "home") // does not exist yet
-	path, tok, generated, err := EnsureTokenFile(home)
-	if err != nil || !generated || len(tok) < MinTokenLength || path != filepath.Join(home, TokenFileName) {
+	path, tok, generated, err := EnsureTokenFile(home, "the-token")
+	if err != nil || !generated || len(tok) < MinTokenLength || path != filepath.Join(home, "the-token") {
 		t.Fatalf("EnsureTokenFile = %q, %q (%d), %v, %v", path, tok, len(tok), generated, err)
 	}
 	for p, want := range map[string]fs.FileMode{home: 0o700, path: 0o600} {
@@ -183,21 +186,21 @@ func TestEnsureTokenFile(t *testing.T) {
 	if ents, _ := os.ReadDir(home); len(ents) != 1 {
 		t.Fatalf("the home holds %d entries; the temporary file was left behind", len(ents))
 	}
-	if _, tok2, generated, err := EnsureTokenFile(home); err != nil || generated || tok2 != tok {
+	if _, tok2, generated, err := EnsureTokenFile(home, "the-token"); err != nil || generated || tok2 != tok {
 		t.Fatalf("second call: %q, %v, %v; want the same token reused", tok2, generated, err)
 	}
 
 	if err := os.WriteFile(path, []byte("short\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, tok3, generated, err := EnsureTokenFile(home); err != nil || !generated || tok3 == tok || len(tok3) < MinTokenLength {
+	if _, tok3, generated, err := EnsureTokenFile(home, "the-token"); err != nil || !generated || tok3 == tok || len(tok3) < MinTokenLength {
 		t.Fatalf("a short token file: %q, %v, %v; want it replaced", tok3, generated, err)
 	}
 
 	if err := os.Chmod(path, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := EnsureTokenFile(home); err == nil || !strings.Contains(err.Error(), "chmod 600") || !strings.Contains(err.Error(), "remove it") {
+	if _, _, _, err := EnsureTokenFile(home, "the-token"); err == nil || !strings.Contains(err.Error(), "chmod 600") || !strings.Contains(err.Error(), "remove it") {
 		t.Fatalf("a 0640 token file: %v; want a refusal saying chmod 600 or remove it", err)
 	}
 
@@ -211,7 +214,7 @@ func TestEnsureTokenFile(t *testing.T) {
 	if err := os.Symlink(other, path); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := EnsureTokenFile(home); err == nil || !errors.Is(err, syscall.ELOOP) {
+	if _, _, _, err := EnsureTokenFile(home, "the-token"); err == nil || !errors.Is(err, syscall.ELOOP) {
 		t.Fatalf("a symlinked token file: %v; want ELOOP", err)
 	}
 
@@ -224,7 +227,7 @@ func TestEnsureTokenFile(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var err error
-			_, toks[i], _, err = EnsureTokenFile(home2)
+			_, toks[i], _, err = EnsureTokenFile(home2, "the-token")
 			if err != nil {
 				t.Error(err)
 			}
@@ -259,7 +262,7 @@ func TestReadTokenFileOwner(t *testing.T) {
 // BenchmarkHTTPChecks measures what the Origin and bearer checks add to
 // every HTTP request, against the same request to a handler that does
 // nothing ("bare"); compare the difference with a job.status round trip
-// (milliseconds: a limcp subprocess).
+// (milliseconds: a CLI subprocess).
 func BenchmarkHTTPChecks(b *testing.B) {
 	const token = "bench-token-0123456789abcdef0123456789"
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
@@ -273,7 +276,7 @@ func BenchmarkHTTPChecks(b *testing.B) {
 		h    http.Handler
 	}{
 		{"bare", next},
-		{"origin+bearer", newOriginPolicy([]string{"https://app.example"}).wrap(requireBearer(token, next))},
+		{"origin+bearer", newOriginPolicy([]string{"https://app.example"}, "bench").wrap(requireBearer(token, "bench", next))},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package mcphttp
 
 import (
 	"bytes"
@@ -15,10 +15,6 @@ import (
 	"syscall"
 )
 
-// TokenFileName is the file in the state home that holds the generated
-// bearer token of `limcp mcp --http` (see [EnsureTokenFile]).
-const TokenFileName = "mcp-token"
-
 // maxTokenFileBytes bounds what is read of a token file: a token is one
 // short line, and the file is named by the operator, not a client, but a
 // mistaken path (a log, a device) should not be read whole.
@@ -28,8 +24,10 @@ const maxTokenFileBytes = 4096
 // The file must be a regular file owned by the server's user and neither
 // readable nor writable by group or others; a token that others could read
 // authenticates nobody in particular. Each refusal says what is wrong and
-// the command that fixes it. It does not check the token's length (Listen
-// does, knowing the address).
+// the command that fixes it. It does not check the token's length
+// ([Listen] does). A front reads the file the operator names
+// (--token-file) with it; there is no token flag, since a flag's value is
+// visible to every local user in the process list.
 func ReadTokenFile(path string) (string, error) {
 	return readTokenFile(path, 0)
 }
@@ -41,30 +39,30 @@ func readTokenFile(path string, flags int) (string, error) {
 	// writer; the type check below refuses it without reading.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
 	if err != nil {
-		return "", fmt.Errorf("token file %s: %w", path, err)
+		return "", fmt.Errorf("mcphttp: token file %s: %w", path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("token file %s: %w", path, err)
+		return "", fmt.Errorf("mcphttp: token file %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("token file %s is not a regular file (%s)", path, fi.Mode().Type())
+		return "", fmt.Errorf("mcphttp: token file %s is not a regular file (%s)", path, fi.Mode().Type())
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return "", fmt.Errorf("token file %s is owned by uid %d, not by this server's user (uid %d): chown it, then chmod 600 %s", path, st.Uid, os.Geteuid(), path)
+		return "", fmt.Errorf("mcphttp: token file %s is owned by uid %d, not by this server's user (uid %d): chown it, then chmod 600 %s", path, st.Uid, os.Geteuid(), path)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return "", &looseTokenFileError{path: path, perm: perm}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes))
 	if err != nil {
-		return "", fmt.Errorf("token file %s: %w", path, err)
+		return "", fmt.Errorf("mcphttp: token file %s: %w", path, err)
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	tok := string(bytes.TrimSpace(line))
 	if tok == "" {
-		return "", fmt.Errorf("token file %s: %w", path, errEmptyToken)
+		return "", fmt.Errorf("mcphttp: token file %s: %w", path, errEmptyToken)
 	}
 	return tok, nil
 }
@@ -79,25 +77,31 @@ type looseTokenFileError struct {
 }
 
 func (e *looseTokenFileError) Error() string {
-	return fmt.Sprintf("token file %s is readable or writable by group or others (mode %04o); anyone who read it holds the token: replace the token and chmod 600 %s", e.path, e.perm, e.path)
+	return fmt.Sprintf("mcphttp: token file %s is readable or writable by group or others (mode %04o); anyone who read it holds the token: replace the token and chmod 600 %s", e.path, e.perm, e.path)
 }
 
-// EnsureTokenFile returns the bearer token kept in HOME/mcp-token,
-// generating it when there is none: 32 bytes from crypto/rand, 43
-// characters of unpadded base64url. The file is written to a private
-// temporary file (0600) in the home and linked into place, so a reader
-// never sees half a token and two servers starting at once agree on one.
-// The home is created 0700 if missing (an existing home's mode is not
-// changed here).
+// EnsureTokenFile returns the bearer token kept in DIR/NAME, generating it
+// when there is none: 32 bytes from crypto/rand, 43 characters of
+// unpadded base64url. The file is written to a private temporary file
+// (0600) in dir and linked into place, so a reader never sees half a
+// token and two servers starting at once agree on one. Dir is created
+// 0700 if missing (an existing directory's mode is not changed here: the
+// front that chose it says whether it must be private). The file is
+// opened without following a symbolic link: its path was chosen by the
+// front, not named by the operator.
 //
 // An existing file is reused when ReadTokenFile accepts it and its token
 // is at least MinTokenLength long; an empty or short one is replaced; one
 // with the wrong owner or mode is refused, since it may have been read.
 // generated reports whether this call wrote the token.
-func EnsureTokenFile(home string) (path, token string, generated bool, err error) {
-	path = filepath.Join(home, TokenFileName)
+func EnsureTokenFile(dir, name string) (path, token string, generated bool, err error) {
+	if name == "" || name != filepath.Base(name) || name == "." || name == ".." {
+		return "", "", false, fmt.Errorf("mcphttp: EnsureTokenFile: %q is not a file name", name)
+	}
+	home := dir
+	path = filepath.Join(home, name)
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		return path, "", false, fmt.Errorf("token file: %w", err)
+		return path, "", false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	for attempt := 0; attempt < 3; attempt++ {
 		tok, err := readTokenFile(path, syscall.O_NOFOLLOW)
@@ -119,7 +123,7 @@ func EnsureTokenFile(home string) (path, token string, generated bool, err error
 		if err != nil {
 			return path, "", false, err
 		}
-		won, err := placeTokenFile(home, path, tok, replace)
+		won, err := placeTokenFile(home, name, path, tok, replace)
 		if err != nil {
 			return path, "", false, err
 		}
@@ -128,13 +132,13 @@ func EnsureTokenFile(home string) (path, token string, generated bool, err error
 		}
 		// Another server placed one first: read it on the next turn.
 	}
-	return path, "", false, fmt.Errorf("token file %s: it kept changing while being read", path)
+	return path, "", false, fmt.Errorf("mcphttp: token file %s: it kept changing while being read", path)
 }
 
 func newToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("generating the bearer token: %w", err)
+		return "", fmt.Errorf("mcphttp: generating the bearer token: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
@@ -142,32 +146,32 @@ func newToken() (string, error) {
 // placeTokenFile writes tok to a temporary 0600 file in home and moves it
 // to path: by rename when replacing a bad file, else by link, which fails
 // if path appeared meanwhile (won is then false and nothing is changed).
-func placeTokenFile(home, path, tok string, replace bool) (won bool, err error) {
-	f, err := os.CreateTemp(home, ".mcp-token-*")
+func placeTokenFile(home, name, path, tok string, replace bool) (won bool, err error) {
+	f, err := os.CreateTemp(home, "."+name+"-*")
 	if err != nil {
-		return false, fmt.Errorf("token file: %w", err)
+		return false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	// CreateTemp makes the file 0600; Chmod states it whatever the umask.
 	if err := f.Chmod(0o600); err != nil {
 		f.Close()
-		return false, fmt.Errorf("token file: %w", err)
+		return false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	if _, err := f.WriteString(tok + "\n"); err != nil {
 		f.Close()
-		return false, fmt.Errorf("token file: %w", err)
+		return false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return false, fmt.Errorf("token file: %w", err)
+		return false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return false, fmt.Errorf("token file: %w", err)
+		return false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	if replace {
 		if err := os.Rename(tmp, path); err != nil {
-			return false, fmt.Errorf("token file: %w", err)
+			return false, fmt.Errorf("mcphttp: token file: %w", err)
 		}
 		return true, nil
 	}
@@ -175,7 +179,7 @@ func placeTokenFile(home, path, tok string, replace bool) (won bool, err error) 
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
 		}
-		return false, fmt.Errorf("token file: %w", err)
+		return false, fmt.Errorf("mcphttp: token file: %w", err)
 	}
 	return true, nil
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package mcphttp
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ import (
 //     host that is "localhost", a loopback address, or the address the
 //     connection arrived on. Such a page could only be served by this
 //     server, which serves none. Passes.
-//  3. an origin listed in HTTPOptions.AllowOrigins (--allow-origin). Passes.
+//  3. an origin listed in Options.AllowOrigins (--allow-origin). Passes.
 //  4. anything else, "null" included: 403, naming the origin and the flag.
 //
 // It applies to every method: GET opens the session's event stream and
@@ -35,10 +35,12 @@ import (
 type originPolicy struct {
 	// allow holds the canonical forms (see canonicalOrigin) of AllowOrigins.
 	allow map[string]bool
+	// name is Options.Name, for the refusal the client reads.
+	name string
 }
 
-func newOriginPolicy(allow []string) originPolicy {
-	p := originPolicy{allow: make(map[string]bool, len(allow))}
+func newOriginPolicy(allow []string, name string) originPolicy {
+	p := originPolicy{allow: make(map[string]bool, len(allow)), name: name}
 	for _, o := range allow {
 		if c, err := canonicalOrigin(o); err == nil {
 			p.allow[c] = true
@@ -63,7 +65,7 @@ func (p originPolicy) check(r *http.Request) error {
 	if origin == "" {
 		switch site := r.Header.Get("Sec-Fetch-Site"); site {
 		case "cross-site", "same-site":
-			return fmt.Errorf("limcp mcp: Forbidden: a browser request from another site (Sec-Fetch-Site: %s) without an Origin", site)
+			return fmt.Errorf("%s: Forbidden: a browser request from another site (Sec-Fetch-Site: %s) without an Origin", p.name, site)
 		}
 		return nil
 	}
@@ -71,7 +73,7 @@ func (p originPolicy) check(r *http.Request) error {
 	if err == nil && (p.sameOrigin(r, c) || p.allow[c]) {
 		return nil
 	}
-	return fmt.Errorf("limcp mcp: Forbidden: Origin %q is not this server's; the operator admits a browser origin with --allow-origin ORIGIN", truncate(origin, 200))
+	return fmt.Errorf("%s: Forbidden: Origin %q is not this server's; the operator admits a browser origin with --allow-origin ORIGIN", p.name, truncate(origin, 200))
 }
 
 // sameOrigin reports whether the canonical origin c names this server as
@@ -97,7 +99,8 @@ func (originPolicy) sameOrigin(r *http.Request, c string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.Equal(net.ParseIP(lhost)))
 }
 
-// ParseOrigin checks an --allow-origin value and returns it canonical:
+// ParseOrigin checks an --allow-origin value (an [Options].AllowOrigins
+// entry) and returns it canonical:
 // "scheme://host:port", lower case, with the port always written (the
 // browser leaves out a default one). Only http and https origins with a
 // host and nothing after it are accepted; "*" and "null" are not origins
@@ -105,7 +108,7 @@ func (originPolicy) sameOrigin(r *http.Request, c string) bool {
 func ParseOrigin(s string) (string, error) {
 	c, err := canonicalOrigin(s)
 	if err != nil {
-		return "", fmt.Errorf("--allow-origin %q: %v (want scheme://host[:port], e.g. https://app.example:8443)", s, err)
+		return "", fmt.Errorf("mcphttp: --allow-origin %q: %v (want scheme://host[:port], e.g. https://app.example:8443)", s, err)
 	}
 	return c, nil
 }

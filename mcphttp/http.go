@@ -1,0 +1,209 @@
+//go:build unix
+
+package mcphttp
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/verbsurface/verbsurface/verbsurface"
+)
+
+// Path is where the streamable HTTP endpoint is served.
+const Path = "/mcp"
+
+// MinTokenLength is the shortest bearer token accepted, on every address: a
+// token is the only thing between the network (or another local user) and
+// the tool. One floor for loopback and beyond keeps the rule simple to
+// state; the generated token (see [EnsureTokenFile]) is longer.
+const MinTokenLength = 32
+
+// DefaultSessionTimeout is how long an idle Streamable HTTP session lives
+// when [Options.SessionTimeout] is zero.
+const DefaultSessionTimeout = 30 * time.Minute
+
+// DefaultMaxSessions is how many Streamable HTTP sessions may be live at
+// once when [Options.MaxSessions] is zero.
+const DefaultMaxSessions = 64
+
+// ErrNonLoopback is returned by [Listen] when the address is not a
+// loopback one and no token is configured.
+var ErrNonLoopback = errors.New("mcphttp: refusing to serve MCP on a non-loopback address without a bearer token")
+
+// ErrShortToken is returned by [Listen] for a token shorter than
+// [MinTokenLength].
+var ErrShortToken = errors.New("mcphttp: the bearer token is too short")
+
+// Options configures the handler. A nil *Options means no token and the
+// defaults below.
+type Options struct {
+	// Token is the bearer token every request must carry. Empty means no
+	// authentication at all: a front allows that only on loopback and only
+	// when the operator asked for it (--insecure-no-auth); [Listen]
+	// enforces the loopback part.
+	Token string
+	// AllowOrigins are browser origins ("https://app.example:8443") admitted
+	// besides same-origin ones (see [Handler]). Check each with
+	// [ParseOrigin] first: one that does not parse admits nothing.
+	AllowOrigins []string
+	// SessionTimeout closes a session (of a client on a protocol version
+	// before 2026-07-28) after this long without a request. Zero means
+	// DefaultSessionTimeout; it is never unlimited, since every live
+	// session holds server memory a client chose to allocate.
+	SessionTimeout time.Duration
+	// MaxSessions caps the sessions live at once; the next initialize gets
+	// 503 until one closes or expires. Zero means DefaultMaxSessions.
+	MaxSessions int
+	// Name is how the refusals a client reads name the server ("limcp
+	// mcp: Forbidden: ..."); empty means "mcphttp". It is the front, not
+	// this package, that the reader knows.
+	Name string
+	// Realm is the realm of the "WWW-Authenticate: Bearer" challenge;
+	// empty leaves the parameter out.
+	Realm string
+}
+
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.SessionTimeout <= 0 {
+		v.SessionTimeout = DefaultSessionTimeout
+	}
+	if v.MaxSessions <= 0 {
+		v.MaxSessions = DefaultMaxSessions
+	}
+	if v.Name == "" {
+		v.Name = "mcphttp"
+	}
+	return v
+}
+
+// Listen opens the TCP listener for addr and enforces the bind policy: a
+// token shorter than MinTokenLength is refused on any address
+// ([ErrShortToken]); without a token only a loopback address is served
+// (127.0.0.0/8, ::1; an empty host or 0.0.0.0 means every interface and is
+// refused with [ErrNonLoopback]). The check is made on the address
+// actually bound, so a host name that resolves to a public address is
+// refused too. A front that generates its token after listening passes ""
+// here: a generated token is never a reason to serve beyond loopback,
+// since nobody configured it for the network.
+func Listen(addr, token string) (net.Listener, error) {
+	if token != "" && len(token) < MinTokenLength {
+		return nil, fmt.Errorf("%w: it is %d characters; use at least %d random ones (head -c 24 /dev/urandom | base64)", ErrShortToken, len(token), MinTokenLength)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("mcphttp: Listen: %w", err)
+	}
+	ta, ok := ln.Addr().(*net.TCPAddr)
+	if token == "" && (!ok || !ta.IP.IsLoopback()) {
+		ln.Close()
+		return nil, fmt.Errorf("%w: %s is not loopback; configure a bearer token or bind 127.0.0.1", ErrNonLoopback, addr)
+	}
+	return ln, nil
+}
+
+// Handler returns the streamable HTTP handler of srv, at [Path]. A
+// request passes, in this order:
+//
+//  1. the Origin check: a request without Origin passes (not a browser
+//     page), and so does a same-origin one (scheme http, the port the
+//     connection arrived on, host localhost, a loopback address or the
+//     address the connection arrived on) and one listed in AllowOrigins;
+//     any other gets 403 naming the origin and --allow-origin. It covers
+//     every method, GET and DELETE included;
+//  2. with a token, the bearer check: a request without "Authorization:
+//     Bearer TOKEN" gets 401 with "WWW-Authenticate: Bearer"; the
+//     comparison is constant-time over SHA-256 digests, so not even the
+//     length leaks;
+//  3. the session cap: a request that would open a session beyond
+//     MaxSessions gets 503 saying so (checked after the token, so a
+//     client without it cannot fill the table);
+//  4. the SDK's handler, whose DNS-rebinding protection (a loopback
+//     connection with a non-loopback Host gets 403) stays on, and whose
+//     idle timer closes sessions after SessionTimeout; a request on a
+//     closed session gets its 404 "session not found".
+func Handler(srv *mcp.Server, opts *Options) http.Handler {
+	o := opts.withDefaults()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout})
+	var h http.Handler = newSessionGate(srv, o.MaxSessions, o.SessionTimeout, o.Name).wrap(sdk)
+	if o.Token != "" {
+		h = requireBearer(o.Token, o.Realm, h)
+	}
+	h = newOriginPolicy(o.AllowOrigins, o.Name).wrap(h)
+	mux := http.NewServeMux()
+	mux.Handle(Path, h)
+	return mux
+}
+
+// requireBearer is the SDK's auth.RequireBearerToken with a challenge: the
+// SDK writes WWW-Authenticate only when it has parameters to give
+// (resource_metadata, scope), and RFC 6750 section 3 wants the scheme
+// named on every 401. The header is set before the check and removed once
+// the request passes, so only a refusal carries it.
+func requireBearer(token, realm string, next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		sum := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{}, nil
+	}
+	passed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Del("WWW-Authenticate")
+		next.ServeHTTP(w, r)
+	})
+	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(passed)
+	challenge := "Bearer"
+	if realm != "" {
+		challenge += " realm=" + strconv.Quote(realm)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", challenge)
+		check.ServeHTTP(w, r)
+	})
+}
+
+// Serve serves [Handler] on ln until ctx ends, then shuts down (in-flight
+// requests get a few seconds). It closes ln. A nil error means ctx ended.
+func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *Options) error {
+	hs := &http.Server{Handler: Handler(srv, opts), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("mcphttp: Serve: %w", err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := hs.Shutdown(sctx); err != nil {
+			hs.Close()
+		}
+		<-errc
+		return nil
+	}
+}
+
+// ClientKey is a [verbsurface.Options].ClientKey for a surface served
+// here: the MCP session of the request, so each session has its own spawn
+// bucket and one client cannot spend another's. Requests without a
+// session (stateless clients, protocol 2026-07-28 and later) share the
+// bucket "". Sessions are capped ([Options].MaxSessions), so the spawns a
+// token holder can start a minute stay bounded by MaxSessions times the
+// per-client rate; the surface's MaxInFlight bounds what runs at once.
+func ClientKey(ctx context.Context) string {
+	return verbsurface.RequestClient(ctx).Session
+}
