@@ -39,8 +39,10 @@
 // Without a configured token only loopback is served; --insecure-no-auth
 // serves loopback with no token at all. A foreign browser Origin gets 403
 // unless listed with --allow-origin; idle sessions close after
-// --session-timeout and at most --max-sessions are open (then 503). Each
-// MCP session has its own spawn rate (mcphttp.ClientKey). Callers may name
+// --session-timeout and at most --max-sessions are open (then 503). All
+// token holders share one spawn rate, as limcp mcp's do: one token is one
+// principal, and a bucket per session would let its holder multiply the
+// rate by opening sessions. Callers may name
 // files only under the configuration's roots: (none by default), and
 // env.pass may not list VERBSURFACE_TOKEN.
 package main

@@ -45,10 +45,8 @@ func parseDuration(s string) (time.Duration, error) {
 // newFront builds the surface the configuration describes. It fails on
 // anything the configuration got wrong that can be known before a
 // request: an executable that cannot be found, a verb the registry
-// refuses, a root that does not exist. Each tune adjusts the surface's
-// options before the policy is applied (serve --http keys the spawn rate
-// by session).
-func newFront(cfg *Config, tune ...func(*verbsurface.Options)) (*front, error) {
+// refuses, a root that does not exist.
+func newFront(cfg *Config) (*front, error) {
 	env := dispatch.AllowlistEnv(os.Environ(), cfg.Env.Pass...)
 	var timeout time.Duration
 	if cfg.Timeout != "" {
@@ -100,9 +98,6 @@ func newFront(cfg *Config, tune ...func(*verbsurface.Options)) (*front, error) {
 		Title:       cfg.Name,
 		Roots:       roots,
 		NoRootsHint: noRootsHint,
-	}
-	for _, t := range tune {
-		t(&sopts)
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {

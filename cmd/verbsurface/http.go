@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/mcphttp"
-	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // tokenEnv holds the bearer token of `verbsurface serve --http`
@@ -208,6 +207,3 @@ func shellQuote(s string) string {
 	return s
 }
 
-// withClientKey keys the surface's spawn rate by MCP session: each HTTP
-// client has its own bucket (mcphttp.ClientKey).
-func withClientKey(o *verbsurface.Options) { o.ClientKey = mcphttp.ClientKey }

@@ -60,7 +60,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	var file string
-	load := func(tune ...func(*verbsurface.Options)) (*front, error) {
+	load := func() (*front, error) {
 		if file == "" {
 			return nil, errors.New("-c FILE is required (the YAML configuration)")
 		}
@@ -68,7 +68,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		return newFront(cfg, tune...)
+		return newFront(cfg)
 	}
 
 	var tolerate bool
@@ -82,11 +82,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var tune []func(*verbsurface.Options)
-			if hopts != nil {
-				tune = append(tune, withClientKey)
-			}
-			f, err := load(tune...)
+			f, err := load()
 			if err != nil {
 				return err
 			}
