@@ -206,4 +206,3 @@ func shellQuote(s string) string {
 	}
 	return s
 }
-
