@@ -12,7 +12,9 @@ import (
 
 type runFunc func(ctx context.Context, argv []string) (json.RawMessage, error)
 
-func (f runFunc) Run(ctx context.Context, argv []string) (json.RawMessage, error) { return f(ctx, argv) }
+func (f runFunc) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
+	return f(ctx, argv)
+}
 
 // TestCLIObserverArgv: the ids come after "--", so an id can never be read
 // as a flag of the observe command, and the configured command (machine
