@@ -137,7 +137,14 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if len(problems) > 0 {
 				return exitError(1)
 			}
-			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, len(f.cfg.Verbs))
+			n := len(f.cfg.Verbs)
+			if f.cfg.Wait != nil {
+				n++
+			}
+			if f.cfg.Kill != nil {
+				n++
+			}
+			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
 			return nil
 		},
 	}
