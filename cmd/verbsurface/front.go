@@ -298,3 +298,33 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 	}
 	return nil
 }
+
+// check is surface.Check plus what it cannot see: the commands the job
+// handlers run besides their schema's (wait's observe, kill's status)
+// must exist in the tree and be runnable, or the mistake would surface
+// only to the agent, at its first wait or kill.
+func (f *front) check(ctx context.Context) []verbsurface.Unoffered {
+	problems := f.surface.Check(ctx)
+	var extra [][2]string // verb, key
+	var paths [][]string
+	if w := f.cfg.Wait; w != nil {
+		extra, paths = append(extra, [2]string{w.Verb, "wait.observe"}), append(paths, w.Observe)
+	}
+	if k := f.cfg.Kill; k != nil && len(k.Status) > 0 {
+		extra, paths = append(extra, [2]string{k.Verb, "kill.status"}), append(paths, k.Status)
+	}
+	if len(extra) == 0 {
+		return problems
+	}
+	t, err := f.source(ctx)
+	if err != nil {
+		return problems // the verbs' own projections already report it
+	}
+	for i, p := range paths {
+		if c := t.Find(p...); c == nil || !c.Runnable {
+			problems = append(problems, verbsurface.Unoffered{Verb: extra[i][0], Code: verbsurface.CodeUnavailableVerb,
+				Reason: fmt.Sprintf("%s: no runnable command %q in the CLI's tree", extra[i][1], strings.Join(p, " "))})
+		}
+	}
+	return problems
+}

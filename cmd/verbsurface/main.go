@@ -83,7 +83,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// A configuration mistake must stop the operator here, not
 			// surface to the agent as a catalog whose status is success.
-			if problems := f.surface.Check(c.Context()); len(problems) > 0 {
+			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
 					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", file, p.Verb, p.Reason)
 				}
@@ -130,7 +130,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			problems := f.surface.Check(c.Context())
+			problems := f.check(c.Context())
 			for _, p := range problems {
 				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", file, p.Verb, p.Code, p.Reason)
 			}
