@@ -106,7 +106,8 @@ func clip(b []byte, n int) string {
 // delegated kill. With a Status command it looks the record up
 // ([LookupRecord]) and lets [Decide] choose (a show is refused, a play,
 // session or invocation is delegated, any other kind is refused as
-// undelegable); without one it delegates the id as given ([RuleIDOnly]).
+// undelegable; Kinds maps a CLI's own kinds first); without one it
+// delegates the id as given ([RuleIDOnly]).
 // A delegation runs `Kill... [--grace=D] -- ID` ([PathKillArgv]) and
 // returns the CLI's outcome unchanged. It never signals a process: a
 // record learned from the CLI carries no server-created group, and a
@@ -121,6 +122,10 @@ type CLIKill struct {
 	// Kill is the kill command's argv before the options (machine
 	// arguments included), e.g. ["kill", "--json"].
 	Kill []string
+	// Kinds maps the status command's kinds to kill's ({"job":
+	// "invocation"}), for a CLI whose words differ from limcp's; a kind
+	// not listed is decided on as it is.
+	Kinds map[string]EntityKind
 	// KillRunner, when set, gives the runner of the kill itself for a
 	// grace: one whose timeout leaves the CLI room for its graces (SIGTERM,
 	// grace, SIGKILL, per entity of a tree), so a dispatch timeout never
@@ -157,6 +162,9 @@ func (k CLIKill) Run(ctx context.Context, id string, grace time.Duration) (Resul
 	rec, err := LookupRecord(ctx, k.Runner, k.Status, id)
 	if err != nil {
 		return Result{}, err
+	}
+	if mapped, ok := k.Kinds[string(rec.Kind)]; ok {
+		rec.Kind = mapped
 	}
 	return e.Kill(ctx, rec)
 }

@@ -110,6 +110,18 @@ func TestCLIKill(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a CLI's own kind mapped to kill's is delegated", func(t *testing.T) {
+		f := &fakeCLI{status: `{"records":[{"id":"j1","kind":"job"}]}`, killed: ok}
+		k := CLIKill{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}, Kinds: map[string]EntityKind{"job": KindInvocation}}
+		res, err := k.Run(context.Background(), "j1", 0)
+		if err != nil || res.Decision.Action != ActionDelegate || res.Decision.Entity.Kind != KindInvocation {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+		k.Kinds = map[string]EntityKind{"job": KindShow}
+		if res, err := k.Run(context.Background(), "j1", 0); err == nil || res.Decision.Rule != RuleShowLevel {
+			t.Fatalf("a kind mapped to show: %+v, %v; want refused", res, err)
+		}
+	})
 	t.Run("without a status command the id is delegated as given", func(t *testing.T) {
 		f := &fakeCLI{killed: ok}
 		res, err := CLIKill{Runner: f, Kill: []string{"kill"}}.Run(context.Background(), "x1", 0)

@@ -124,8 +124,8 @@ type WaitConfig struct {
 // schema is the projection of Path, whose parameters must be id and,
 // optionally, grace (a duration). With Status, `Status [machine args] --
 // ID` is run first and must print {"records": [{"id", "kind"}]} with
-// exactly one record; kill.Decide then refuses a show and any kind but
-// play, session or invocation. Without Status the id is delegated as
+// exactly one record; Kinds maps its kinds first, then kill.Decide
+// refuses a show and any kind but play, session or invocation. Without Status the id is delegated as
 // given. The kill runs `Path [machine args] [--grace=D] -- ID`; its
 // outcome comes back unchanged, and nothing is ever signalled by the
 // server.
@@ -134,6 +134,9 @@ type KillConfig struct {
 	Path    []string `yaml:"path"`
 	Status  []string `yaml:"status"`
 	Summary string   `yaml:"summary"`
+	// Kinds maps the status command's kinds to play, session, invocation
+	// or show ({job: invocation}), for a CLI whose words differ.
+	Kinds map[string]string `yaml:"kinds"`
 }
 
 // ConfigError is a configuration mistake: the file, the line when known,
@@ -355,6 +358,15 @@ func (c *Config) checkJobs(line func(string) int) error {
 		}
 		if err := path("kill", "status", k.Status, false); err != nil {
 			return err
+		}
+		for from, to := range k.Kinds {
+			if !slices.Contains([]string{"play", "session", "invocation", "show"}, to) {
+				return &ConfigError{File: c.file, Line: line("kill"), Field: "kill.kinds",
+					Msg: fmt.Sprintf("%q maps to %q; a kind maps to play, session, invocation or show", from, to)}
+			}
+		}
+		if len(k.Kinds) > 0 && len(k.Status) == 0 {
+			return &ConfigError{File: c.file, Line: line("kill"), Field: "kill.kinds", Msg: "kinds need a status command (status:) that reports them"}
 		}
 	}
 	return nil

@@ -290,6 +290,12 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 		if len(k.Status) > 0 {
 			ck.Status = cfg.machineArgv(k.Status)
 		}
+		for from, to := range k.Kinds {
+			if ck.Kinds == nil {
+				ck.Kinds = map[string]kill.EntityKind{}
+			}
+			ck.Kinds[from] = kill.EntityKind(to)
+		}
 		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary,
 			Handler: verbsurface.KillHandler(ck)}
 		if err := reg.Register(v); err != nil {

@@ -57,6 +57,8 @@ kill: {verb: job.kill, path: [kill], status: [job, status]}
 		{"wait colliding with the verbs", "wait: {verb: job.status, observe: [o], schema_from: [w]}\n", `jobs.yaml:7: wait.verb: "job.status" is already the name of verbs[0]`},
 		{"kill without a path", "kill: {verb: job.kill}\n", "jobs.yaml:7: kill.path: required"},
 		{"kill colliding with wait", "wait: {verb: job.x, observe: [o], schema_from: [w]}\nkill: {verb: job.x, path: [kill]}\n", `jobs.yaml:8: kill.verb: "job.x" is already the name of wait`},
+		{"a kind outside kill's", "kill: {verb: job.kill, path: [kill], status: [status], kinds: {job: task}}\n", `jobs.yaml:7: kill.kinds: "job" maps to "task"`},
+		{"kinds without status", "kill: {verb: job.kill, path: [kill], kinds: {job: invocation}}\n", "jobs.yaml:7: kill.kinds: kinds need a status command"},
 		{"unknown kill key", "kill: {verb: job.kill, path: [kill], signal: TERM}\n", "jobs.yaml:7: signal: unknown key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

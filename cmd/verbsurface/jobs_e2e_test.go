@@ -39,10 +39,10 @@ func copyJobs(t *testing.T, runs string) string {
 // observe path caught by check.
 func TestJobsCLIThroughServe(t *testing.T) {
 	dir := copyJobs(t, `{
- "r-done":  {"kind": "invocation", "status": "done", "terminal": true},
- "r-crash": {"kind": "invocation", "status": "crashed", "terminal": true},
- "r-odd":   {"kind": "invocation", "status": "vanished", "terminal": true},
- "r-live":  {"kind": "invocation", "status": "running", "terminal": false},
+ "r-done":  {"kind": "task", "status": "done", "terminal": true},
+ "r-crash": {"kind": "task", "status": "crashed", "terminal": true},
+ "r-odd":   {"kind": "task", "status": "vanished", "terminal": true},
+ "r-live":  {"kind": "task", "status": "running", "terminal": false},
  "s-show":  {"kind": "show", "status": "running", "terminal": false}}`)
 	cfg := filepath.Join(dir, "jobs.yaml")
 	c := serve(t, cfg, "JOBS_HOME="+dir)
