@@ -45,6 +45,17 @@
 // failure leaves the caller able to retry or escalate; a silent half-kill
 // does not.
 //
+// # Any CLI that kills its own runs
+//
+// [CLIKill] is the delegated kill for any CLI: an optional status command
+// gives the record's identity ([LookupRecord]: data {"records": [{"id",
+// "kind"}]}, exactly one), [Decide] chooses, and the CLI's kill command
+// runs as `KILL... [--grace=D] -- ID` ([PathKillArgv]). Without a status
+// command the id is delegated as given ([RuleIDOnly]). It never signals:
+// a record learned from the CLI carries no group the server created.
+// [ParseGrace] reads the "grace" argument. verbsurface.KillHandler is its
+// MCP glue; limcp's server and `verbsurface serve`'s kill: key both use it.
+//
 // # Signalling a group
 //
 // Only a run with no entity identity, whose process group the server itself

@@ -125,7 +125,11 @@ func (e *Executor) delegate(ctx context.Context, ent Entity) (Delegated, error) 
 	del := Delegated{Argv: argv}
 	fail := func(f Failure, what string, err error) (Delegated, error) {
 		del.Error = &f
-		msg := fmt.Sprintf("%s %q: %s: %s", ent.Kind, ent.ID, what, f.Message)
+		kind := string(ent.Kind)
+		if kind == "" {
+			kind = "id" // delegated without a kind (RuleIDOnly)
+		}
+		msg := fmt.Sprintf("%s %q: %s: %s", kind, ent.ID, what, f.Message)
 		return del, &Error{Code: f.Code, Message: msg, Details: f.Details, Err: err}
 	}
 	switch {

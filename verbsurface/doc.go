@@ -62,6 +62,10 @@
 // optionally v1 synonyms, a [Handler] (Go logic such as job.wait that runs
 // instead of the command, while the schema is still projected from the
 // command it mirrors), a [Preparer] (contract C4) and a [Dynamic] parameter.
+// [WaitHandler] and [KillHandler] (Unix) are ready-made handlers for
+// job.wait and job.kill over packages wait and kill and the CLI's own
+// observe, status and kill commands: what limcp's server and `verbsurface
+// serve`'s wait: and kill: keys register.
 //
 // Fenced command paths ([DefaultFence]: state migrate, plugin trust, hooks
 // trust; configurable per CLI in [RegistryOptions]) grant privilege only a

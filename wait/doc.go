@@ -69,6 +69,19 @@
 // wake channel makes the loop observe at once on a change notification;
 // polling stays the correctness path.
 //
+// # Over a CLI
+//
+// [CLIObserver] is the Observer of any CLI with an observe command: each
+// poll runs `COMMAND... -- IDS...` through a [Runner] (the Run(ctx, argv)
+// contract dispatch.Runner implements) and reads the data's
+// "observations" member ([DecodeObservations]; a wrong shape is a
+// [*DecodeError], invalid_result). [ParseArgs] reads a job.wait call's
+// ids, max_wait_seconds and poll_interval_seconds as the CLI's wait
+// command projects them, and [Increasing] turns OnPoll into progress
+// notifications that only ever increase. The MCP glue is
+// verbsurface.WaitHandler, so this package imports neither MCP nor the
+// surface; limcp's server and `verbsurface serve`'s wait: key both use it.
+//
 // # What it does not do
 //
 // The loop never writes. A wait that expires, is cancelled, or whose caller

@@ -15,6 +15,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/verbsurface"
+	"github.com/verbsurface/verbsurface/wait"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -46,6 +47,11 @@ type Config struct {
 	Policy string `yaml:"policy"`
 	// Timeout bounds each CLI command ("30s"); empty: dispatch's default.
 	Timeout string `yaml:"timeout"`
+	// Wait adds a job.wait verb over package wait (the CLI's observe
+	// command), for CLIs with background runs.
+	Wait *WaitConfig `yaml:"wait"`
+	// Kill adds a job.kill verb over package kill (the CLI's own kill).
+	Kill *KillConfig `yaml:"kill"`
 
 	file string // where it was read from, for errors
 	dir  string // its directory: relative paths are relative to it
@@ -95,6 +101,42 @@ type VerbConfig struct {
 	Files []string `yaml:"files"`
 
 	line int
+}
+
+// WaitConfig is the wait: key: a verb that waits for runs to end
+// (verbsurface.WaitHandler). Its schema is the projection of SchemaFrom,
+// the CLI's own wait command, whose parameters must be ids,
+// max_wait_seconds and poll_interval_seconds; each poll runs
+// `Observe [machine args] -- IDS...`, whose data must be {"observations":
+// [...]} (wait.Observation). Outcomes maps the CLI's terminal statuses to
+// succeeded, failed or cancelled; absent, limcp's table
+// (wait.LimcpOutcomes). The verb is an observe verb.
+type WaitConfig struct {
+	Verb       string            `yaml:"verb"`
+	Observe    []string          `yaml:"observe"`
+	SchemaFrom []string          `yaml:"schema_from"`
+	Outcomes   map[string]string `yaml:"outcomes"`
+	Summary    string            `yaml:"summary"`
+}
+
+// KillConfig is the kill: key: a control verb that stops a run through
+// the CLI's own kill (verbsurface.KillHandler over kill.CLIKill). Its
+// schema is the projection of Path, whose parameters must be id and,
+// optionally, grace (a duration). With Status, `Status [machine args] --
+// ID` is run first and must print {"records": [{"id", "kind"}]} with
+// exactly one record; Kinds maps its kinds first, then kill.Decide
+// refuses a show and any kind but play, session or invocation. Without Status the id is delegated as
+// given. The kill runs `Path [machine args] [--grace=D] -- ID`; its
+// outcome comes back unchanged, and nothing is ever signalled by the
+// server.
+type KillConfig struct {
+	Verb    string   `yaml:"verb"`
+	Path    []string `yaml:"path"`
+	Status  []string `yaml:"status"`
+	Summary string   `yaml:"summary"`
+	// Kinds maps the status command's kinds to play, session, invocation
+	// or show ({job: invocation}), for a CLI whose words differ.
+	Kinds map[string]string `yaml:"kinds"`
 }
 
 // ConfigError is a configuration mistake: the file, the line when known,
@@ -257,7 +299,103 @@ func (c *Config) check(line func(string) int) error {
 			}
 		}
 	}
+	return c.checkJobs(line)
+}
+
+// checkJobs checks the wait: and kill: keys: each names a verb not in the
+// verbs list (nor the other's), and the command paths it needs.
+func (c *Config) checkJobs(line func(string) int) error {
+	names := map[string]string{}
+	for i, v := range c.Verbs {
+		names[v.Name] = fmt.Sprintf("verbs[%d]", i)
+	}
+	verb := func(key, name string) error {
+		bad := func(format string, args ...any) error {
+			return &ConfigError{File: c.file, Line: line(key), Field: key + ".verb", Msg: fmt.Sprintf(format, args...)}
+		}
+		if name == "" {
+			return bad("required: the verb's name (job.wait, job.kill)")
+		}
+		if other, ok := names[name]; ok {
+			return bad("%q is already the name of %s; a verb has one definition", name, other)
+		}
+		names[name] = key
+		return nil
+	}
+	path := func(key, field string, p []string, required bool) error {
+		if len(p) == 0 && required {
+			return &ConfigError{File: c.file, Line: line(key), Field: key + "." + field, Msg: "required: a CLI command path, as a list ([job, observe])"}
+		}
+		for _, w := range p {
+			if w == "" || strings.HasPrefix(w, "-") {
+				return &ConfigError{File: c.file, Line: line(key), Field: key + "." + field, Msg: fmt.Sprintf("%q is not a command name (machine arguments are added from machine:)", w)}
+			}
+		}
+		return nil
+	}
+	if w := c.Wait; w != nil {
+		if err := verb("wait", w.Verb); err != nil {
+			return err
+		}
+		if err := path("wait", "observe", w.Observe, true); err != nil {
+			return err
+		}
+		if err := path("wait", "schema_from", w.SchemaFrom, true); err != nil {
+			return err
+		}
+		if w.Outcomes != nil {
+			if err := outcomeTable(w.Outcomes).Validate(); err != nil {
+				return &ConfigError{File: c.file, Line: line("wait"), Field: "wait.outcomes", Msg: strings.TrimPrefix(err.Error(), "wait: outcome table: ")}
+			}
+		}
+	}
+	if k := c.Kill; k != nil {
+		if err := verb("kill", k.Verb); err != nil {
+			return err
+		}
+		if err := path("kill", "path", k.Path, true); err != nil {
+			return err
+		}
+		if err := path("kill", "status", k.Status, false); err != nil {
+			return err
+		}
+		for from, to := range k.Kinds {
+			if !slices.Contains([]string{"play", "session", "invocation", "show"}, to) {
+				return &ConfigError{File: c.file, Line: line("kill"), Field: "kill.kinds",
+					Msg: fmt.Sprintf("%q maps to %q; a kind maps to play, session, invocation or show", from, to)}
+			}
+		}
+		if len(k.Kinds) > 0 && len(k.Status) == 0 {
+			return &ConfigError{File: c.file, Line: line("kill"), Field: "kill.kinds", Msg: "kinds need a status command (status:) that reports them"}
+		}
+	}
 	return nil
+}
+
+// outcomeTable is the wait: key's outcomes as package wait's table.
+func outcomeTable(m map[string]string) wait.OutcomeTable {
+	if m == nil {
+		return nil
+	}
+	t := make(wait.OutcomeTable, len(m))
+	for k, v := range m {
+		t[k] = wait.Outcome(v)
+	}
+	return t
+}
+
+// machineArgv is path with the machine arguments where the CLI takes them:
+// what a handler runs (the surface renders its own commands the same way).
+func (c *Config) machineArgv(path []string) []string {
+	out := make([]string, 0, len(path)+len(c.Machine.Args))
+	if c.Machine.At == "root" {
+		out = append(out, c.Machine.Args...)
+	}
+	out = append(out, path...)
+	if c.Machine.At != "root" {
+		out = append(out, c.Machine.Args...)
+	}
+	return out
 }
 
 // fileParam parses a files entry: "param" or "param:read|write|dir".

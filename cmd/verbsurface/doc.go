@@ -17,7 +17,10 @@
 // verbs, the roots under which callers may name files, and a policy file
 // (package policy: allow, ask or deny per verb and argument, loaded against
 // the live verbs at start; limits.live_runs is refused, since only limcp's
-// server can count a CLI's live runs). The file is
+// server can count a CLI's live runs), and, for a CLI with background
+// runs, wait: and kill: (job.wait over package wait and the CLI's observe
+// command, job.kill over package kill and the CLI's own kill: the keys are
+// documented on WaitConfig and KillConfig). The file is
 // one YAML document; an unknown key is refused with its file, line and
 // name. Schemas stay live: the tree is read again when the executable, the
 // script or the Python module changes. See "Front your CLI in five

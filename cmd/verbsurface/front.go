@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
@@ -86,6 +87,9 @@ func newFront(cfg *Config) (*front, error) {
 		if err := reg.Register(v); err != nil {
 			return nil, cfg.verbError(i, err)
 		}
+	}
+	if err := f.registerJobs(reg, command, env, timeout); err != nil {
+		return nil, err
 	}
 	roots := make([]string, len(cfg.Roots))
 	for i, r := range cfg.Roots {
@@ -260,4 +264,73 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 		sopts.SpawnsPerMinute = n
 	}
 	return nil
+}
+
+// registerJobs registers the wait: and kill: verbs (config.go documents
+// the keys). The wait polls only: this front has no store signal to wake
+// it. The kill runs through a runner of its own whose timeout leaves the
+// CLI's kill room for its graces, as limcp's server does.
+func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, timeout time.Duration) error {
+	cfg := f.cfg
+	if w := cfg.Wait; w != nil {
+		v := verbsurface.Verb{Name: w.Verb, Class: verbsurface.ClassObserve, Path: w.SchemaFrom, Summary: w.Summary,
+			Handler: verbsurface.WaitHandler(verbsurface.WaitHandlerOptions{Observe: cfg.machineArgv(w.Observe), Outcomes: outcomeTable(w.Outcomes)})}
+		if err := reg.Register(v); err != nil {
+			return &ConfigError{File: cfg.file, Field: "wait", Msg: err.Error()}
+		}
+	}
+	if k := cfg.Kill; k != nil {
+		ck := kill.CLIKill{Kill: cfg.machineArgv(k.Path), KillRunner: func(grace time.Duration) (kill.Runner, error) {
+			if grace <= 0 {
+				grace = kill.DefaultGrace
+			}
+			return dispatch.NewRunner(command[0], dispatch.Options{LeadingArgs: command[1:], Env: env,
+				Timeout: max(timeout, 2*time.Minute+4*grace)})
+		}}
+		if len(k.Status) > 0 {
+			ck.Status = cfg.machineArgv(k.Status)
+		}
+		for from, to := range k.Kinds {
+			if ck.Kinds == nil {
+				ck.Kinds = map[string]kill.EntityKind{}
+			}
+			ck.Kinds[from] = kill.EntityKind(to)
+		}
+		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary,
+			Handler: verbsurface.KillHandler(ck)}
+		if err := reg.Register(v); err != nil {
+			return &ConfigError{File: cfg.file, Field: "kill", Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// check is surface.Check plus what it cannot see: the commands the job
+// handlers run besides their schema's (wait's observe, kill's status)
+// must exist in the tree and be runnable, or the mistake would surface
+// only to the agent, at its first wait or kill.
+func (f *front) check(ctx context.Context) []verbsurface.Unoffered {
+	problems := f.surface.Check(ctx)
+	var extra [][2]string // verb, key
+	var paths [][]string
+	if w := f.cfg.Wait; w != nil {
+		extra, paths = append(extra, [2]string{w.Verb, "wait.observe"}), append(paths, w.Observe)
+	}
+	if k := f.cfg.Kill; k != nil && len(k.Status) > 0 {
+		extra, paths = append(extra, [2]string{k.Verb, "kill.status"}), append(paths, k.Status)
+	}
+	if len(extra) == 0 {
+		return problems
+	}
+	t, err := f.source(ctx)
+	if err != nil {
+		return problems // the verbs' own projections already report it
+	}
+	for i, p := range paths {
+		if c := t.Find(p...); c == nil || !c.Runnable {
+			problems = append(problems, verbsurface.Unoffered{Verb: extra[i][0], Code: verbsurface.CodeUnavailableVerb,
+				Reason: fmt.Sprintf("%s: no runnable command %q in the CLI's tree", extra[i][1], strings.Join(p, " "))})
+		}
+	}
+	return problems
 }

@@ -88,7 +88,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// A configuration mistake must stop the operator here, not
 			// surface to the agent as a catalog whose status is success.
-			if problems := f.surface.Check(c.Context()); len(problems) > 0 {
+			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
 					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", file, p.Verb, p.Reason)
 				}
@@ -139,14 +139,21 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			problems := f.surface.Check(c.Context())
+			problems := f.check(c.Context())
 			for _, p := range problems {
 				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", file, p.Verb, p.Code, p.Reason)
 			}
 			if len(problems) > 0 {
 				return exitError(1)
 			}
-			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, len(f.cfg.Verbs))
+			n := len(f.cfg.Verbs)
+			if f.cfg.Wait != nil {
+				n++
+			}
+			if f.cfg.Kill != nil {
+				n++
+			}
+			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
 			return nil
 		},
 	}

@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanup()
 	cleanupFakeAgents()
+	if vsBin != "" {
+		os.RemoveAll(filepath.Dir(vsBin)) // parity_test.go's verbsurface
+	}
 	os.Exit(code)
 }
 

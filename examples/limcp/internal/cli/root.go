@@ -171,6 +171,7 @@ results with --json.`,
 	root.AddCommand(a.workerCmd(), a.notifyCmd())
 	root.AddCommand(a.mcpCmd(), a.callCmd(), a.inventoryCmd(), a.versionCmd(), a.policyCmd())
 	describe(root)
+	root.AddCommand(a.treeCmd(root)) // after describe: it walks the described tree
 	return root
 }
 

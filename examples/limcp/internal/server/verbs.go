@@ -139,9 +139,9 @@ func (s *Server) register() (*verbsurface.Registry, error) {
 		}
 		switch spec.name {
 		case "job.wait":
-			v.Handler = s.jobWait
+			v.Handler = s.jobWait()
 		case "job.kill":
-			v.Handler = s.jobKill
+			v.Handler = s.jobKill()
 		case "play.submit":
 			v.Dynamic = &verbsurface.Dynamic{Param: "playbook", Inject: s.injectPlaybook}
 		}

@@ -1,0 +1,86 @@
+package verbsurface
+
+import (
+	"context"
+
+	"github.com/verbsurface/verbsurface/wait"
+)
+
+// WaitHandlerOptions configure [WaitHandler].
+type WaitHandlerOptions struct {
+	// Observe is the CLI's observe command before "--" and the ids,
+	// machine-mode arguments included (["job", "observe", "--json"]); its
+	// data must be {"observations": [...]} (wait.CLIObserver).
+	Observe []string
+	// Outcomes maps the CLI's terminal statuses to outcomes; nil means
+	// wait.LimcpOutcomes.
+	Outcomes wait.OutcomeTable
+	// Exec runs the observe command when the Call carries no executor
+	// (Call.Exec is normally the surface's own).
+	Exec Executor
+	// Wake, when set, gives each call a wake channel (wait.Options.Wake)
+	// that lives as long as ctx: a store or notification signal that makes
+	// the wait observe at once. Polling stays the correctness path.
+	Wake func(ctx context.Context) <-chan struct{}
+}
+
+// WaitHandler is a job.wait [Handler] over package wait: a bounded
+// observation through the CLI's observe command that always ends in the
+// four-way partition (wait.Result). Register it on a verb whose Path is
+// the CLI's wait command, so the schema is that command's projection: its
+// args are "ids", "max_wait_seconds" and "poll_interval_seconds"
+// (wait.ParseArgs). When the client sent a progress token, the first poll
+// and every poll that finds more ids terminal notify progress (terminal
+// ids of distinct ids). The wait never writes: a client that cancels or
+// goes away ends the observation, not the runs.
+//
+// The glue lives here, not in package wait, so that wait stays free of
+// MCP and of this package.
+func WaitHandler(o WaitHandlerOptions) Handler {
+	observe := append([]string(nil), o.Observe...)
+	return func(ctx context.Context, call *Call) (any, error) {
+		req, err := wait.ParseArgs(call.Args)
+		if err != nil {
+			// The schema admitted these args, so this is the embedder's
+			// bug (a verb whose Path is not a wait command), not the caller's.
+			return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": " + err.Error()}
+		}
+		exec := call.Exec
+		if exec == nil {
+			exec = o.Exec
+		}
+		if exec == nil {
+			return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": no executor to run the observe command"}
+		}
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		opts := req.Opts
+		opts.Outcomes = o.Outcomes
+		if o.Wake != nil {
+			opts.Wake = o.Wake(wctx)
+		}
+		progress := call.Progress
+		if progress == nil {
+			progress = noProgress
+		}
+		opts.OnPoll = wait.Increasing(func(terminal, total int, msg string) {
+			progress(ctx, float64(terminal), float64(total), msg)
+		})
+		res, err := wait.Wait(ctx, wait.CLIObserver{Runner: exec, Command: observe}, req.IDs, opts)
+		if err != nil {
+			// A *wait.DecodeError inside carries invalid_result; the
+			// runner's errors their own codes.
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// jobError is a job handler's failure with a code of the surface's set.
+type jobError struct {
+	code string
+	msg  string
+}
+
+func (e *jobError) Error() string     { return e.msg }
+func (e *jobError) ErrorCode() string { return e.code }

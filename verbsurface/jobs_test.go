@@ -1,0 +1,95 @@
+//go:build unix
+
+package verbsurface
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/verbsurface/verbsurface/kill"
+	"github.com/verbsurface/verbsurface/wait"
+)
+
+// TestJobCodesAreTheSurfaces: wait and kill name invalid_result without
+// importing this package; they must name the same code.
+func TestJobCodesAreTheSurfaces(t *testing.T) {
+	if wait.CodeInvalidResult != CodeInvalidResult || kill.CodeInvalidResult != CodeInvalidResult {
+		t.Fatalf("wait %q, kill %q; the surface's is %q", wait.CodeInvalidResult, kill.CodeInvalidResult, CodeInvalidResult)
+	}
+}
+
+// TestWaitHandler: the handler observes through the call's executor with
+// the configured command, reports increasing progress, subscribes a wake
+// for the call, and an answer of the wrong shape is invalid_result.
+func TestWaitHandler(t *testing.T) {
+	var ran [][]string
+	polls := 0
+	exec := ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+		ran = append(ran, argv)
+		polls++
+		if polls == 1 {
+			return json.RawMessage(`{"observations":[{"id":"a","status":"running","phase":"started","process":"alive"}]}`), nil
+		}
+		return json.RawMessage(`{"observations":[{"id":"a","status":"completed","terminal":true}]}`), nil
+	})
+	woke := 0
+	h := WaitHandler(WaitHandlerOptions{Observe: []string{"--json", "observe"}, Wake: func(ctx context.Context) <-chan struct{} {
+		woke++
+		ch := make(chan struct{}, 1)
+		ch <- struct{}{}
+		return ch
+	}})
+	var progress []float64
+	out, err := h(context.Background(), &Call{Verb: "job.wait", Exec: exec,
+		Args: map[string]any{"ids": []any{"a"}, "poll_interval_seconds": 0.05},
+		Progress: func(_ context.Context, p, total float64, _ string) {
+			progress = append(progress, p)
+		}})
+	res, _ := out.(*wait.Result)
+	if err != nil || res == nil || !res.AllTerminal {
+		t.Fatalf("handler = %+v, %v; want all terminal", out, err)
+	}
+	if !slices.Equal(ran[0], []string{"--json", "observe", "--", "a"}) || woke != 1 || !slices.Equal(progress, []float64{0, 1}) {
+		t.Fatalf("ran %q, wake subscriptions %d, progress %v", ran, woke, progress)
+	}
+
+	bad := ExecutorFunc(func(context.Context, []string) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
+	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Exec: bad, Args: map[string]any{"ids": []any{"a"}}})
+	if eo := executionError(err, true); eo.Code != CodeInvalidResult {
+		t.Fatalf("a wrong answer = %+v; want %s", eo, CodeInvalidResult)
+	}
+	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Exec: bad, Args: map[string]any{}})
+	if eo := executionError(err, true); eo.Code != CodeHandlerError || eo.Details["code"] != CodeInternalError {
+		t.Fatalf("args without ids = %+v; want %s (%s)", eo, CodeHandlerError, CodeInternalError)
+	}
+}
+
+// TestKillHandler: the status lookup and the kill run through the call's
+// executor; a bad grace is an argument problem on grace.
+func TestKillHandler(t *testing.T) {
+	var ran [][]string
+	exec := ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+		ran = append(ran, argv)
+		if argv[0] == "status" {
+			return json.RawMessage(`{"records":[{"id":"inv-1234","kind":"invocation"}]}`), nil
+		}
+		return json.RawMessage(`{"reaped":[]}`), nil
+	})
+	h := KillHandler(kill.CLIKill{Status: []string{"status"}, Kill: []string{"kill", "--json"}})
+	out, err := h(context.Background(), &Call{Verb: "job.kill", Exec: exec, Args: map[string]any{"id": "inv-1", "grace": "1s"}})
+	res, _ := out.(kill.Result)
+	if err != nil || res.Delegated == nil || !res.Delegated.OK {
+		t.Fatalf("handler = %+v, %v", out, err)
+	}
+	if want := []string{"kill", "--json", "--grace=1s", "--", "inv-1234"}; !slices.Equal(ran[1], want) {
+		t.Fatalf("ran %q; want the kill %q", ran, want)
+	}
+	_, err = h(context.Background(), &Call{Verb: "job.kill", Exec: exec, Args: map[string]any{"id": "inv-1", "grace": "never"}})
+	var pe paramError
+	if !errors.As(err, &pe) || pe.Param() != "grace" {
+		t.Fatalf("a bad grace = %v; want a problem on grace", err)
+	}
+}

@@ -1,0 +1,41 @@
+//go:build unix
+
+package verbsurface
+
+import (
+	"context"
+
+	"github.com/verbsurface/verbsurface/kill"
+)
+
+// KillHandler is a job.kill [Handler] over kill.CLIKill: the generic
+// delegated kill (a status lookup when k.Status is set, kill.Decide, the
+// CLI's own kill with --grace, never a raw signal). Register it on a
+// control verb whose Path is the CLI's kill command, so the schema is
+// that command's projection: its args are "id" and, optionally, "grace"
+// (a positive Go duration; anything else is invalid_args on grace). When
+// k.Runner is nil the status command (and the kill, without KillRunner)
+// runs through the Call's executor. A control op runs without the
+// request's cancellation (contract C6), so a client that goes away cannot
+// leave a half-done kill. Unix only, like package kill.
+func KillHandler(k kill.CLIKill) Handler {
+	return func(ctx context.Context, call *Call) (any, error) {
+		id, _ := call.Args["id"].(string)
+		grace, err := kill.ParseGrace(call.Args)
+		if err != nil {
+			return nil, err
+		}
+		kk := k
+		if kk.Runner == nil {
+			if call.Exec == nil {
+				return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": no executor to run the CLI's kill"}
+			}
+			kk.Runner = call.Exec
+		}
+		res, err := kk.Run(ctx, id, grace)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
