@@ -90,6 +90,12 @@ const (
 	// (argparse count, -vvv): Kind integer, from 0 to Maximum, which the
 	// adapter must set (argv spells n as the flag repeated n times).
 	ArityCount ArityKind = "count"
+	// ArityRepeatedTuple is an option given once per value where each
+	// value is N words (click multiple=True with nargs=N or a Tuple type;
+	// argparse action="append" with nargs=N): an array of arrays of exactly
+	// N items each, every item of the parameter's Kind and constraints.
+	// Options only. (Added after the pinned kinds.)
+	ArityRepeatedTuple ArityKind = "repeated_tuple"
 )
 
 // MaxCount is the Maximum adapters give an ArityCount parameter when the
@@ -103,7 +109,7 @@ type Param struct {
 	Options  []string  `json:"options,omitempty"` // option strings ("-n", "--count"); empty for a positional
 	Kind     Kind      `json:"kind"`
 	Arity    ArityKind `json:"arity"`
-	N        int       `json:"n,omitempty"`        // the count for ArityExactly
+	N        int       `json:"n,omitempty"`        // the count for ArityExactly; the words per value for ArityRepeatedTuple
 	Choices  []any     `json:"choices,omitempty"`  // allowed values (JSON scalars)
 	Default  any       `json:"default,omitempty"`  // the parser's default, if any (JSON value)
 	Required bool      `json:"required,omitempty"` // the parser rejects the command without it

@@ -116,7 +116,7 @@ func commandRules(cmd *Command) ([]*rule, error) {
 		}
 		if p.Positional() {
 			switch p.Arity {
-			case ArityNone, ArityRepeated:
+			case ArityNone, ArityRepeated, ArityRepeatedTuple:
 				return nil, modelError(cmd, "positional parameter %q has arity %s", p.Name, p.Arity)
 			case ArityOne, ArityExactly:
 				if !p.Required {
@@ -209,6 +209,10 @@ func (r *rule) schema() (*jsonschema.Schema, error) {
 	p := r.param
 	item := r.item.schema()
 	s := item
+	if r.tuple > 0 {
+		n := r.tuple
+		item = &jsonschema.Schema{Type: "array", Items: item, MinItems: &n, MaxItems: &n}
+	}
 	if r.array {
 		s = &jsonschema.Schema{Type: "array", Items: item, MinItems: r.minItems, MaxItems: r.maxItems, UniqueItems: r.unique}
 	}

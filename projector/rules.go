@@ -26,6 +26,10 @@ type rule struct {
 	minItems *int
 	maxItems *int
 	unique   bool
+	// tuple, when above 0, says each item of the array is itself an
+	// array of exactly tuple scalars, each checked by item
+	// (ArityRepeatedTuple); otherwise the items are scalars.
+	tuple int
 	// bare: the option may be given without a value; the schema admits
 	// true for that spelling (Param.Bare).
 	bare bool
@@ -85,6 +89,17 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		}
 		r.array = true
 		r.minItems, r.maxItems = intPtr(p.N), intPtr(p.N)
+	case ArityRepeatedTuple:
+		if p.N < 1 {
+			return nil, modelError(cmd, "parameter %q has arity repeated_tuple with n %d", p.Name, p.N)
+		}
+		if p.Path != PathNone {
+			// The surface confines a path parameter's string or list of
+			// strings; a list of tuples it would refuse at run time, so
+			// the model must not promise it.
+			return nil, modelError(cmd, "parameter %q is a path but takes a list of tuples", p.Name)
+		}
+		r.array, r.tuple = true, p.N
 	default:
 		return nil, modelError(cmd, "parameter %q has unknown arity %q", p.Name, p.Arity)
 	}

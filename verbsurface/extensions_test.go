@@ -43,6 +43,8 @@ func c1ExtensionSchemas(t testing.TB) map[string]*jsonschema.Schema {
 		{Name: "year", Kind: projector.KindInteger, Arity: projector.ArityOptional},
 		{Name: "month", Kind: projector.KindInteger, Arity: projector.ArityOptional, Minimum: ptr(1.0), Maximum: ptr(12.0)},
 		{Name: "files", Kind: projector.KindString, Arity: projector.ArityZeroOrMore},
+		{Name: "pairs", Options: []string{"--pair"}, Kind: projector.KindString, Arity: projector.ArityRepeatedTuple, N: 2, MaxItems: 4, UniqueItems: true},
+		{Name: "points", Options: []string{"--point"}, Kind: projector.KindInteger, Arity: projector.ArityRepeatedTuple, N: 3, Minimum: ptr(0)},
 	}}
 	s, err := projector.Project(cmd)
 	if err != nil {

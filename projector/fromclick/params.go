@@ -152,7 +152,12 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	case n < 1:
 		return unrep("nargs=%d", n)
 	case rp.Multiple && n > 1:
-		return unrep("multiple=True with nargs=%d: a list of %d-tuples, which the schema cannot state", n, n)
+		if p.Path != projector.PathNone {
+			// The surface confines a path or a list of paths, not paths
+			// inside tuples.
+			return unrep("multiple=True with nargs=%d of paths: a list of %d-tuples of paths, which the surface cannot confine to its roots", n, n)
+		}
+		p.Arity, p.N = projector.ArityRepeatedTuple, n
 	case rp.Multiple:
 		p.Arity = projector.ArityRepeated
 	case n > 1:
@@ -190,14 +195,19 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	if !rp.Envvar {
 		if d, ok := plainValue(rp.Default); ok {
 			p.Default = defaultFor(p, d)
-		} else if p.Arity == projector.ArityRepeated || p.Arity == projector.ArityZeroOrMore {
+		} else if p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple || p.Arity == projector.ArityZeroOrMore {
 			p.Default = []any{} // click gives an empty tuple for none given
 		}
 	}
 	if p.Required {
 		p.Default = nil
+		if p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple {
+			// click reports a required multiple option given no
+			// occurrence as missing: the empty list cannot be said.
+			p.MinItems = 1
+		}
 	}
-	if d, ok := p.Default.([]any); ok && len(d) > 0 && p.Arity == projector.ArityRepeated {
+	if d, ok := p.Default.([]any); ok && len(d) > 0 && (p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple) {
 		// No occurrence gives the default back, so the empty list
 		// cannot be said.
 		p.MinItems = 1
@@ -215,11 +225,45 @@ func defaultFor(p *projector.Param, d any) any {
 			return nil
 		}
 		return list
+	case projector.ArityRepeatedTuple:
+		// A list of N-lists, or no default the schema can state.
+		// (A Tuple type's default is not converted by the walker, so its
+		// values may not even be of the kind.)
+		for _, t := range list {
+			tuple, ok := t.([]any)
+			if !ok || len(tuple) != p.N {
+				return nil
+			}
+			for _, x := range tuple {
+				if !ofKind(p.Kind, x) {
+					return nil
+				}
+			}
+		}
+		if !isList {
+			return nil
+		}
+		return list
 	}
 	if isList {
 		return nil
 	}
 	return d
+}
+
+// ofKind reports whether a decoded default value x is a value of kind k.
+func ofKind(k projector.Kind, x any) bool {
+	switch x.(type) {
+	case string:
+		return k == projector.KindString
+	case bool:
+		return k == projector.KindBoolean
+	case int64:
+		return k == projector.KindInteger || k == projector.KindNumber
+	case float64:
+		return k == projector.KindNumber
+	}
+	return false
 }
 
 // noOptionLike is the pattern of a string that click's parser does not

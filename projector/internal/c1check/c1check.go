@@ -39,7 +39,7 @@ func Check(s *jsonschema.Schema) error {
 				return fmt.Errorf("properties %v", v)
 			}
 			for name, p := range props {
-				if err := property(p, false); err != nil {
+				if err := property(p, 0); err != nil {
 					return fmt.Errorf("property %q: %w", name, err)
 				}
 			}
@@ -137,7 +137,11 @@ func allOfMember(m any, known map[string]any) error {
 
 var types = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
 
-func property(v any, isItem bool) error {
+// property checks a property schema (depth 0), an array property's items
+// (depth 1), or the items of a tuple (depth 2): an array item that is
+// itself an array of exactly n scalars (a repeated fixed-arity option).
+func property(v any, depth int) error {
+	isItem := depth > 0
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return fmt.Errorf("not an object: %v", v)
@@ -159,8 +163,14 @@ func property(v any, isItem bool) error {
 			return fmt.Errorf("type %v without not.enum starting with false", list)
 		}
 	}
-	if !types[typ] {
+	if !types[typ] || depth == 2 && typ == "array" {
 		return fmt.Errorf("type %v", obj["type"])
+	}
+	if depth == 1 && typ == "array" {
+		lo, hi := obj["minItems"], obj["maxItems"]
+		if lo == nil || lo != hi {
+			return fmt.Errorf("an array item must be a tuple of fixed length (minItems = maxItems), got %v..%v", lo, hi)
+		}
 	}
 	for _, k := range keys {
 		val := obj[k]
@@ -184,10 +194,10 @@ func property(v any, isItem bool) error {
 				return fmt.Errorf("not must be {enum:[…]}, got %v", val)
 			}
 		case "items":
-			if isItem || typ != "array" {
-				return fmt.Errorf("items on a non-array or nested array")
+			if depth > 1 || typ != "array" {
+				return fmt.Errorf("items on a non-array or an array nested twice")
 			}
-			if err := property(val, true); err != nil {
+			if err := property(val, depth+1); err != nil {
 				return fmt.Errorf("items: %w", err)
 			}
 		default:

@@ -74,8 +74,18 @@ def mixed(pair):
 
 @cli.command()
 @click.option("--pairs", nargs=2, multiple=True)
-def pairs(pairs):
-    """A repeated tuple."""
+@click.option("--triple", type=(int, int, int), multiple=True, default=[(1, 2, 3)], help="repeated int triples")
+@click.option("--grid", nargs=2, type=float, multiple=True)
+@click.option("-k", "kv", nargs=2, multiple=True, help="a short option taking pairs")
+def pairs(**kw):
+    """Repeated tuples."""
+
+
+@cli.command()
+@click.option("--tag", multiple=True, required=True)
+@click.option("--kv", nargs=2, multiple=True, required=True)
+def needs(**kw):
+    """Required multiple options: at least one occurrence each."""
 
 
 @cli.command()
