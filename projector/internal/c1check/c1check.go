@@ -175,7 +175,7 @@ func property(v any, depth int) error {
 	for _, k := range keys {
 		val := obj[k]
 		switch k {
-		case "type", "description", "default", "minimum", "maximum", "minLength", "minItems", "maxItems":
+		case "type", "description", "default", "minimum", "maximum", "minLength", "minItems", "maxItems", "uniqueItems":
 		case "enum":
 			if l, ok := val.([]any); !ok || len(l) == 0 {
 				return fmt.Errorf("enum %v", val)
