@@ -27,9 +27,37 @@ func needClick(t *testing.T) {
 // edit the CLI and its configuration.
 func copyKV(t *testing.T) string {
 	t.Helper()
+	return copyTestdata(t, "kv", "kv.py", "kv.yaml")
+}
+
+// editSource edits a fixture CLI in place, replacing each old text by its
+// new one (each must occur), and moves its modification time forward so
+// the server sees the change.
+func editSource(t *testing.T, path string, oldNew ...string) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(src)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(edited, oldNew[i]) {
+			t.Fatalf("the fixture edit did not apply: %q not in %s", oldNew[i], path)
+		}
+		edited = strings.Replace(edited, oldNew[i], oldNew[i+1], 1)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	touchLater(t, path)
+}
+
+// copyTestdata copies files of testdata/fixture into a fresh directory.
+func copyTestdata(t *testing.T, fixture string, files ...string) string {
+	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{"kv.py", "kv.yaml"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "kv", f))
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join("testdata", fixture, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,17 +130,9 @@ func TestClickCLIThroughServe(t *testing.T) {
 
 	// Edit the CLI: a new option on set. The next request sees it.
 	py := filepath.Join(dir, "kv.py")
-	src, _ := os.ReadFile(py)
-	edited := strings.Replace(string(src), `@click.option("--ttl",`, `@click.option("--note", help="a note")
-@click.option("--ttl",`, 1)
-	edited = strings.Replace(edited, "def set_(home, key, value, kind, labels, ttl):", "def set_(home, key, value, kind, labels, ttl, note):", 1)
-	if edited == string(src) {
-		t.Fatal("the fixture edit did not apply")
-	}
-	if err := os.WriteFile(py, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	touchLater(t, py)
+	editSource(t, py, `@click.option("--ttl",`, `@click.option("--note", help="a note")
+@click.option("--ttl",`,
+		"def set_(home, key, value, kind, labels, ttl):", "def set_(home, key, value, kind, labels, ttl, note):")
 	schema2, fp2 := c.help("kv.set")
 	if fp2 == fp {
 		t.Error("the edited CLI kept its fingerprint")
