@@ -40,6 +40,9 @@
 //     exactly N scalars ("items", "minItems" = "maxItems" = N): one value of
 //     a repeated fixed-arity option ([ArityRepeatedTuple]); nothing nests
 //     deeper;
+//   - a tuple whose positions differ ([Param.Elements]) has "prefixItems"
+//     (one scalar schema per position) instead of "items", with "minItems"
+//     = "maxItems" = its length, on the property or on its "items";
 //   - on a property only, one type list: "type": ["boolean", T] (T string,
 //     integer or number) with "not": {"enum": [false, …]} — an option that
 //     may be given bare (true, rendered as the bare option: [Param.Bare]) or

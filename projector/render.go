@@ -164,6 +164,19 @@ func (r *rule) check(v any) (any, error) {
 	}
 	out := make([]any, len(items))
 	for i, item := range items {
+		if r.elems != nil && r.tuple == 0 {
+			// A tuple value itself (ArityExactly with Elements): each
+			// position by its own rule.
+			norm, err := r.at(i).check(item)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %v", i, err)
+			}
+			if s, ok := norm.(string); ok && strings.IndexByte(s, 0) >= 0 {
+				return nil, fmt.Errorf("item %d contains a NUL byte, which argv cannot carry", i)
+			}
+			out[i] = norm
+			continue
+		}
 		if r.tuple > 0 {
 			tuple, err := r.checkTuple(item)
 			if err != nil {
@@ -201,7 +214,7 @@ func (r *rule) checkTuple(v any) ([]any, error) {
 	}
 	out := make([]any, len(words))
 	for k, w := range words {
-		norm, err := r.item.check(w)
+		norm, err := r.at(k).check(w)
 		if err != nil {
 			return nil, fmt.Errorf("value %d: %v", k, err)
 		}
@@ -335,16 +348,24 @@ func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error
 	case DialectClick:
 		// click takes an option's N values as the next N words,
 		// whatever they look like.
-		for _, item := range items {
-			out = append(out, scalarText(d, p, item, false))
+		for i, item := range items {
+			e := p
+			if p.Arity == ArityExactly || p.Arity == ArityRepeatedTuple {
+				e = p.Element(i)
+			}
+			out = append(out, scalarText(d, e, item, false))
 		}
 		return out, nil
 	case DialectArgparse:
 		// argparse gives a multi-value option no "=" form: values follow
 		// as separate words, so none may look like an option.
 		for i, item := range items {
-			s := scalarText(d, p, item, true)
-			if strings.HasPrefix(s, "-") && !(negativeNumber.MatchString(s) && p.Kind != KindString) {
+			e := p
+			if p.Arity == ArityExactly || p.Arity == ArityRepeatedTuple {
+				e = p.Element(i)
+			}
+			s := scalarText(d, e, item, true)
+			if strings.HasPrefix(s, "-") && !(negativeNumber.MatchString(s) && e.Kind != KindString) {
 				return nil, fmt.Errorf("item %d (%s) starts with '-': after a space the parser would read it as an option", i, quoteShort(s))
 			}
 			out = append(out, s)

@@ -100,3 +100,58 @@ func TestRepeatedTupleModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTupleElements pins a tuple whose positions differ (Param.Elements):
+// "prefixItems" with minItems = maxItems = N, inside C1, for one value
+// (ArityExactly) and for each of a repeated option's values; each position
+// is checked and spelled by its own element.
+func TestTupleElements(t *testing.T) {
+	max := 9.0
+	elems := []Element{{Kind: KindString, Choices: []any{"a", "b"}}, {Kind: KindInteger, Maximum: &max}}
+	cmd := &Command{Path: []string{"t"}, Runnable: true, Params: []*Param{
+		{Name: "one", Options: []string{"--one"}, Kind: KindString, Arity: ArityExactly, N: 2, Elements: elems},
+		{Name: "many", Options: []string{"--many"}, Kind: KindString, Arity: ArityRepeatedTuple, N: 2, Elements: elems},
+	}}
+	s, err := Project(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c1check.Check(s); err != nil {
+		t.Fatalf("schema outside C1: %v", err)
+	}
+	raw, _ := json.Marshal(s.Properties["many"])
+	const want = `{"type":"array","items":{"type":"array","prefixItems":[{"type":"string","enum":["a","b"],"pattern":"^[^\\x00]*$"},{"type":"integer","minimum":-9007199254740991,"maximum":9}],"minItems":2,"maxItems":2}}`
+	if string(raw) != want {
+		t.Errorf("many schema\n got %s\nwant %s", raw, want)
+	}
+	got, err := RenderArgv(DialectClick, cmd, map[string]any{"one": []any{"b", -3.0}, "many": []any{[]any{"a", 9.0}}})
+	if want := []string{"--one", "b", "-3", "--many", "a", "9"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("RenderArgv = %q, %v; want %q", got, err, want)
+	}
+	for _, bad := range []struct {
+		args map[string]any
+		in   string
+	}{
+		{map[string]any{"one": []any{1.0, "a"}}, "item 0: want a string"},
+		{map[string]any{"one": []any{"c", 1.0}}, "not one of the choices"},
+		{map[string]any{"many": []any{[]any{"a", 10.0}}}, "item 0: value 1: value 10 is outside"},
+		{map[string]any{"many": []any{[]any{"a", 1.5}}}, "want an integer"},
+	} {
+		if _, err := RenderArgv(DialectClick, cmd, bad.args); err == nil || !strings.Contains(err.Error(), bad.in) {
+			t.Errorf("RenderArgv(%v) = %v, want an error saying %q", bad.args, err, bad.in)
+		}
+	}
+	for name, p := range map[string]*Param{
+		"wrong count":         {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityExactly, N: 3, Elements: elems},
+		"not a tuple":         {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityRepeated, Elements: elems},
+		"own constraints too": {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityExactly, N: 2, Elements: elems, Pattern: "^a$"},
+		"kind not the first":  {Name: "p", Options: []string{"--p"}, Kind: KindInteger, Arity: ArityExactly, N: 2, Elements: elems},
+		"a path":              {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityExactly, N: 2, Elements: elems, Path: PathRead},
+	} {
+		_, err := Project(&Command{Runnable: true, Params: []*Param{p}})
+		var ue *UnavailableError
+		if err == nil || errors.As(err, &ue) {
+			t.Errorf("%s: Project = %v, want a model error", name, err)
+		}
+	}
+}

@@ -33,6 +33,14 @@ func TestValidateRepeatedTuples(t *testing.T) {
 		{`{"pairs":[["a","b"],["c","d"],["a","b"]]}`, []ruleAt{{"pairs", RuleDuplicateItems}}, `"pairs"[0] and "pairs"[2]`},
 		{`{"pairs":[["a","b"],["b","a"]]}`, nil, ""},
 		{`{"pairs":[["a","b"],["c","d"],["e","f"],["g","h"],["i","j"]]}`, []ruleAt{{"pairs", RuleTooManyItems}}, "more than the maximum 4"},
+		// Tuples whose positions differ (prefixItems).
+		{`{"entries":[["a",1],["a",2]],"box":[2.5,"cm"]}`, nil, ""},
+		{`{"entries":[[1,"a"]]}`, []ruleAt{{"entries", RuleWrongType}, {"entries", RuleWrongType}}, `"entries"[0][0] must be a string`},
+		{`{"entries":[["a",10]]}`, []ruleAt{{"entries", RuleAboveMaximum}}, `"entries"[0][1] is 10`},
+		{`{"entries":[["a",1],["a",1.0]]}`, []ruleAt{{"entries", RuleDuplicateItems}}, `"entries"[0] and "entries"[1]`},
+		{`{"entries":[["a",1,2]]}`, []ruleAt{{"entries", RuleTooManyItems}}, ""},
+		{`{"box":[2.5,"mm"]}`, []ruleAt{{"box", RuleNotInChoices}}, `"box"[1] is "mm"`},
+		{`{"box":[2.5]}`, []ruleAt{{"box", RuleTooFewItems}}, ""},
 	}
 	for _, c := range cases {
 		got := v.Validate(decodeArgs(t, c.args))

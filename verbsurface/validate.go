@@ -96,8 +96,9 @@ type valueCheck struct {
 	maximum   *float64
 	minLength int // -1: none
 	items     *valueCheck
-	minItems  int // -1: none
-	maxItems  int // -1: none
+	prefix    []*valueCheck // prefixItems: the positions of a tuple
+	minItems  int           // -1: none
+	maxItems  int           // -1: none
 	unique    bool
 }
 
@@ -106,7 +107,7 @@ var (
 		"additionalProperties": true, "allOf": true, "dependentRequired": true}
 	propKeywords = map[string]bool{"type": true, "description": true, "default": true, "enum": true, "pattern": true,
 		"minimum": true, "maximum": true, "minLength": true, "not": true, "items": true, "minItems": true, "maxItems": true,
-		"uniqueItems": true}
+		"uniqueItems": true, "prefixItems": true}
 	propTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
 )
 
@@ -311,7 +312,7 @@ func compileValue(m map[string]any, depth int) (*valueCheck, error) {
 	c := &valueCheck{minLength: -1, minItems: -1, maxItems: -1}
 	typ, _ := m["type"].(string)
 	for k := range m {
-		if !propKeywords[k] || (k == "items" && (depth == 2 || depth == 1 && typ != "array")) {
+		if !propKeywords[k] || ((k == "items" || k == "prefixItems") && (depth == 2 || depth == 1 && typ != "array")) {
 			return nil, fmt.Errorf("keyword %q", k)
 		}
 	}
@@ -401,7 +402,7 @@ func compileValue(m map[string]any, depth int) (*valueCheck, error) {
 			return nil, fmt.Errorf("uniqueItems is not a boolean")
 		}
 	}
-	if depth == 1 && typ == "array" && (c.minItems < 0 || c.minItems != c.maxItems) {
+	if (depth == 1 && typ == "array" || m["prefixItems"] != nil) && (c.minItems < 0 || c.minItems != c.maxItems) {
 		// An array item is a tuple: a fixed number of scalars.
 		return nil, fmt.Errorf("an array item must be a tuple with minItems equal to maxItems")
 	}
@@ -412,6 +413,24 @@ func compileValue(m map[string]any, depth int) (*valueCheck, error) {
 		}
 		if c.items, err = compileValue(im, depth+1); err != nil {
 			return nil, fmt.Errorf("items: %v", err)
+		}
+	}
+	if pi, ok := m["prefixItems"]; ok {
+		list, ok := pi.([]any)
+		if !ok || len(list) == 0 {
+			return nil, fmt.Errorf("prefixItems is not a non-empty array")
+		}
+		for i, e := range list {
+			em, ok := e.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("prefixItems[%d] is not a schema object", i)
+			}
+			// A position's schema is a scalar's, one level deeper.
+			pc, err := compileValue(em, 2)
+			if err != nil {
+				return nil, fmt.Errorf("prefixItems[%d]: %v", i, err)
+			}
+			c.prefix = append(c.prefix, pc)
 		}
 	}
 	return c, nil
@@ -556,9 +575,9 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 				Reason: fmt.Sprintf("%s has %d items, more than the maximum %d", subject, n, c.maxItems)})
 		}
 		before := len(problems)
-		if c.items != nil {
-			for i := 0; i < n; i++ {
-				problems = c.items.check(name, where+"["+strconv.Itoa(i)+"]", rv.Index(i).Interface(), problems)
+		for i := 0; i < n; i++ {
+			if ic := c.itemCheck(i); ic != nil {
+				problems = ic.check(name, where+"["+strconv.Itoa(i)+"]", rv.Index(i).Interface(), problems)
 			}
 		}
 		if c.minItems >= 0 && n < c.minItems {
@@ -630,6 +649,15 @@ func tupleKey(rv reflect.Value) (string, bool) {
 		b.WriteByte(',')
 	}
 	return b.String(), true
+}
+
+// itemCheck is the check of an array's item i: its prefixItems position,
+// else its items (nil: unconstrained).
+func (c *valueCheck) itemCheck(i int) *valueCheck {
+	if i < len(c.prefix) {
+		return c.prefix[i]
+	}
+	return c.items
 }
 
 func (c *valueCheck) typeWord() string {
@@ -820,8 +848,8 @@ func (c *valueCheck) normalize(val any) any {
 		out := make([]any, rv.Len())
 		for i := range out {
 			item := rv.Index(i).Interface()
-			if c.items != nil {
-				item = c.items.normalize(item)
+			if ic := c.itemCheck(i); ic != nil {
+				item = ic.normalize(item)
 			}
 			out[i] = item
 		}

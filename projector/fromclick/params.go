@@ -135,7 +135,7 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 		return p
 	}
 	p.Kind, p.Pattern, p.Choices, p.Minimum, p.Maximum, p.Path = item.kind, item.pattern, item.choices, item.min, item.max, item.path
-	p.Forbidden = item.forbidden
+	p.Forbidden, p.Elements = item.forbidden, item.elements
 	n := rp.Nargs
 	if item.tupleN > 0 {
 		if n != item.tupleN && n != 1 {
@@ -220,24 +220,23 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 func defaultFor(p *projector.Param, d any) any {
 	list, isList := d.([]any)
 	switch p.Arity {
-	case projector.ArityRepeated, projector.ArityZeroOrMore, projector.ArityOneOrMore, projector.ArityExactly:
+	case projector.ArityExactly:
+		// A Tuple type's default is not converted by the walker, so its
+		// values may not even be of the kind.
+		if !isList || !tupleOfKinds(p, list) {
+			return nil
+		}
+		return list
+	case projector.ArityRepeated, projector.ArityZeroOrMore, projector.ArityOneOrMore:
 		if !isList {
 			return nil
 		}
 		return list
 	case projector.ArityRepeatedTuple:
 		// A list of N-lists, or no default the schema can state.
-		// (A Tuple type's default is not converted by the walker, so its
-		// values may not even be of the kind.)
 		for _, t := range list {
-			tuple, ok := t.([]any)
-			if !ok || len(tuple) != p.N {
+			if tuple, ok := t.([]any); !ok || !tupleOfKinds(p, tuple) {
 				return nil
-			}
-			for _, x := range tuple {
-				if !ofKind(p.Kind, x) {
-					return nil
-				}
 			}
 		}
 		if !isList {
@@ -249,6 +248,20 @@ func defaultFor(p *projector.Param, d any) any {
 		return nil
 	}
 	return d
+}
+
+// tupleOfKinds reports whether tuple has p.N values, each of its
+// position's kind.
+func tupleOfKinds(p *projector.Param, tuple []any) bool {
+	if len(tuple) != p.N {
+		return false
+	}
+	for i, x := range tuple {
+		if !ofKind(p.Element(i).Kind, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // ofKind reports whether a decoded default value x is a value of kind k.
@@ -304,6 +317,9 @@ type itemType struct {
 	path      projector.PathUse
 	forbidden []any
 	tupleN    int
+	// elements states each position of a Tuple whose items differ in
+	// kind or carry constraints (Param.Elements).
+	elements []projector.Element
 }
 
 // uuidPattern is the hyphenated form uuid.UUID reads (it also reads others;
@@ -409,21 +425,35 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 		}
 		out.pattern = "^(?:" + strings.Join(alts, "|") + ")$"
 	case "tuple":
-		var kind projector.Kind
+		var elems []projector.Element
+		plain := true // every item a plain value of one kind
 		for _, it := range t.Types {
 			sub, u := typeOf(it, rp, opts)
 			if u != nil {
 				return out, u
 			}
-			if sub.pattern != "" || sub.choices != nil || sub.min != nil || sub.max != nil || sub.path != "" {
-				return unrep("a Tuple item type with constraints (%s)", it.Class)
+			if sub.path != "" {
+				// The surface confines a path or a list of paths, not
+				// one position of a tuple.
+				return unrep("a Tuple with a path item (%s): the surface confines whole values to its roots, not one position of a tuple", it.Class)
 			}
-			if kind != "" && sub.kind != kind {
-				return unrep("a Tuple of mixed types (%s): array items share one type", tupleNames(t))
+			if sub.tupleN > 0 {
+				return unrep("a Tuple inside a Tuple")
 			}
-			kind = sub.kind
+			if sub.pattern != "" || sub.choices != nil || sub.min != nil || sub.max != nil || sub.forbidden != nil ||
+				len(elems) > 0 && sub.kind != elems[0].Kind {
+				plain = false
+			}
+			elems = append(elems, projector.Element{Kind: sub.kind, Type: it.Class, Choices: sub.choices, Pattern: sub.pattern,
+				Forbidden: sub.forbidden, Minimum: sub.min, Maximum: sub.max})
 		}
-		out.kind, out.tupleN = kind, len(t.Types)
+		if len(elems) == 0 {
+			return unrep("an empty Tuple")
+		}
+		out.kind, out.tupleN = elems[0].Kind, len(elems)
+		if !plain {
+			out.elements = elems
+		}
 	default:
 		if slices.Contains(opts.StringTypes, t.Class) {
 			return out, nil // vouched for by the operator: a plain string
@@ -431,14 +461,6 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 		return unrep("custom ParamType %s (%q): the schema cannot state what its convert accepts or does with the string (list it in Options.StringTypes if it reads a plain string)", t.Class, str(t.Name))
 	}
 	return out, nil
-}
-
-func tupleNames(t *rawType) string {
-	var names []string
-	for _, it := range t.Types {
-		names = append(names, str(it.Name))
-	}
-	return strings.Join(names, ", ")
 }
 
 func choiceKind(choices []any) projector.Kind {

@@ -156,7 +156,11 @@ func (g *Gen) Tuple(p *projector.Param) []any {
 	}
 	out := make([]any, n)
 	for i := range out {
-		out[i] = g.Scalar(p)
+		if i < p.N {
+			out[i] = g.Scalar(p.Element(i))
+		} else {
+			out[i] = g.Scalar(p)
+		}
 	}
 	return out
 }
@@ -191,11 +195,14 @@ func (g *Gen) Args(cmd *projector.Command) map[string]any {
 			}
 			items := make([]any, n)
 			for i := range items {
-				if p.Arity == projector.ArityRepeatedTuple {
+				switch p.Arity {
+				case projector.ArityRepeatedTuple:
 					items[i] = g.Tuple(p)
-					continue
+				case projector.ArityExactly:
+					items[i] = g.Scalar(p.Element(i))
+				default:
+					items[i] = g.Scalar(p)
 				}
-				items[i] = g.Scalar(p)
 			}
 			args[p.Name] = items
 		}

@@ -172,6 +172,15 @@ func property(v any, depth int) error {
 			return fmt.Errorf("an array item must be a tuple of fixed length (minItems = maxItems), got %v..%v", lo, hi)
 		}
 	}
+	if pi, ok := obj["prefixItems"]; ok {
+		// A tuple of differing positions: exactly as many as its fixed
+		// length, and nothing else about its items.
+		list, _ := pi.([]any)
+		n, _ := obj["minItems"].(float64)
+		if len(list) == 0 || obj["items"] != nil || obj["maxItems"] != obj["minItems"] || int(n) != len(list) {
+			return fmt.Errorf("prefixItems must give every position of a fixed-length tuple (minItems = maxItems = %d), without items", len(list))
+		}
+	}
 	for _, k := range keys {
 		val := obj[k]
 		switch k {
@@ -193,6 +202,15 @@ func property(v any, depth int) error {
 			if l, ok2 := n["enum"].([]any); !ok || !ok2 || len(n) != 1 || len(l) == 0 {
 				return fmt.Errorf("not must be {enum:[…]}, got %v", val)
 			}
+		case "prefixItems":
+			if depth > 1 || typ != "array" {
+				return fmt.Errorf("prefixItems on a non-array or an array nested twice")
+			}
+			for i, e := range val.([]any) {
+				if err := property(e, 2); err != nil {
+					return fmt.Errorf("prefixItems[%d]: %w", i, err)
+				}
+			}
 		case "items":
 			if depth > 1 || typ != "array" {
 				return fmt.Errorf("items on a non-array or an array nested twice")
@@ -204,7 +222,7 @@ func property(v any, depth int) error {
 			return fmt.Errorf("keyword %q is outside C1", k)
 		}
 	}
-	if typ == "array" && obj["items"] == nil {
+	if typ == "array" && obj["items"] == nil && obj["prefixItems"] == nil {
 		return fmt.Errorf("array without items")
 	}
 	return nil

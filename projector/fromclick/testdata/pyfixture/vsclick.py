@@ -68,8 +68,16 @@ def arrays(**kw):
 
 @cli.command()
 @click.option("--pair", type=(str, int), help="mixed tuple")
-def mixed(pair):
-    """A Tuple of mixed types."""
+@click.option("--entry", type=(str, click.Choice(["int", "text"])), multiple=True, help="repeated name and kind")
+@click.option("--box", type=(click.IntRange(0, 10), float, click.UUID), default=(1, 2.5, "12345678-1234-1234-1234-123456789abc"))
+def mixed(**kw):
+    """Tuples of mixed types."""
+
+
+@cli.command()
+@click.option("--attach", type=(str, click.Path()), multiple=True)
+def tuplepath(attach):
+    """A path inside a Tuple: unavailable."""
 
 
 @cli.command()
