@@ -34,7 +34,15 @@
 //   - a property, and the "items" of an array property: "type" (string,
 //     integer, number, boolean, array), "description", "default", "enum",
 //     "pattern" (RE2), "minimum", "maximum", "not" (only {"enum": […]}:
-//     forbidden literal values), "items", "minItems", "maxItems";
+//     forbidden literal values), "items", "minItems", "maxItems",
+//     "uniqueItems";
+//   - an array property's "items" may itself be an array only as a tuple of
+//     exactly N scalars ("items", "minItems" = "maxItems" = N): one value of
+//     a repeated fixed-arity option ([ArityRepeatedTuple]); nothing nests
+//     deeper;
+//   - a tuple whose positions differ ([Param.Elements]) has "prefixItems"
+//     (one scalar schema per position) instead of "items", with "minItems"
+//     = "maxItems" = its length, on the property or on its "items";
 //   - on a property only, one type list: "type": ["boolean", T] (T string,
 //     integer or number) with "not": {"enum": [false, …]} — an option that
 //     may be given bare (true, rendered as the bare option: [Param.Bare]) or
@@ -112,7 +120,8 @@
 // Dialect argparse (Python 3.11):
 //
 //   - "--opt=value" works only for a single-value option (nargs None, '?',
-//     1). An option taking several values (nargs '*', '+', N≥2) renders as
+//     1). An append option with nargs=N (any N) renders as --opt v1 … vN once
+//     per tuple, under the same rules as below. An option taking several values (nargs '*', '+', N≥2) renders as
 //     --opt v1 v2 …, each value its own word; the schema therefore forbids a
 //     string item that starts with "-" (pattern), and a number item renders as
 //     a plain decimal that argparse recognises as a negative number (when the
@@ -134,7 +143,8 @@
 //     words, -x value: click reads "-x=value" as "=value", and takes the
 //     next word as an option's value whatever it looks like;
 //   - an option of N values (nargs=N, a Tuple) renders as --opt v1 … vN,
-//     verbatim; options with a variable number of values do not exist;
+//     verbatim, and a repeated one (multiple=True) so once per tuple;
+//     options with a variable number of values do not exist;
 //   - an option whose value may be omitted (click's is_flag=False with a
 //     flag_value, [Param.Bare]) reads a next word that looks like an option
 //     as no value, even glued by "=": the adapter's schema excludes such

@@ -90,6 +90,12 @@ const (
 	// (argparse count, -vvv): Kind integer, from 0 to Maximum, which the
 	// adapter must set (argv spells n as the flag repeated n times).
 	ArityCount ArityKind = "count"
+	// ArityRepeatedTuple is an option given once per value where each
+	// value is N words (click multiple=True with nargs=N or a Tuple type;
+	// argparse action="append" with nargs=N): an array of arrays of exactly
+	// N items each, every item of the parameter's Kind and constraints.
+	// Options only. (Added after the pinned kinds.)
+	ArityRepeatedTuple ArityKind = "repeated_tuple"
 )
 
 // MaxCount is the Maximum adapters give an ArityCount parameter when the
@@ -103,7 +109,7 @@ type Param struct {
 	Options  []string  `json:"options,omitempty"` // option strings ("-n", "--count"); empty for a positional
 	Kind     Kind      `json:"kind"`
 	Arity    ArityKind `json:"arity"`
-	N        int       `json:"n,omitempty"`        // the count for ArityExactly
+	N        int       `json:"n,omitempty"`        // the count for ArityExactly; the words per value for ArityRepeatedTuple
 	Choices  []any     `json:"choices,omitempty"`  // allowed values (JSON scalars)
 	Default  any       `json:"default,omitempty"`  // the parser's default, if any (JSON value)
 	Required bool      `json:"required,omitempty"` // the parser rejects the command without it
@@ -171,6 +177,46 @@ type Param struct {
 	// a flag split from a destination several options share (argparse
 	// -v/-q both storing a constant into "verbosity"). Empty otherwise.
 	Dest string `json:"dest,omitempty"`
+
+	// Elements, when set, states each of the N values of an ArityExactly
+	// or ArityRepeatedTuple parameter on its own (a click Tuple whose
+	// types differ or carry constraints): value i is checked by
+	// Elements[i], and the parameter's own Choices, Pattern, Forbidden,
+	// Minimum and Maximum must be unset (its Kind is Elements[0]'s).
+	// Projected as "prefixItems" with minItems = maxItems = N. Never on a
+	// path parameter: the surface confines whole values, not positions.
+	Elements []Element `json:"elements,omitempty"`
+}
+
+// Element is the constraints of one position of a tuple value (see
+// Param.Elements); the fields mean what the Param fields of the same
+// names mean.
+type Element struct {
+	Kind      Kind     `json:"kind"`
+	Type      string   `json:"type,omitempty"`
+	Choices   []any    `json:"choices,omitempty"`
+	Pattern   string   `json:"pattern,omitempty"`
+	Forbidden []any    `json:"forbidden,omitempty"`
+	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   *float64 `json:"maximum,omitempty"`
+}
+
+// Element returns a parameter that describes position i of p's tuple
+// values: p itself when it has no Elements, else a copy of p carrying
+// Elements[i]'s kind and constraints (for generators and checks that work
+// on one value at a time).
+func (p *Param) Element(i int) *Param {
+	if len(p.Elements) == 0 {
+		return p
+	}
+	e := p.Elements[i]
+	q := *p
+	q.Elements = nil
+	q.Kind, q.Choices, q.Pattern, q.Forbidden, q.Minimum, q.Maximum = e.Kind, e.Choices, e.Pattern, e.Forbidden, e.Minimum, e.Maximum
+	if e.Type != "" {
+		q.Type = e.Type
+	}
+	return &q
 }
 
 // PathUse says how a CLI uses a parameter's value as a filesystem path.

@@ -116,7 +116,7 @@ func commandRules(cmd *Command) ([]*rule, error) {
 		}
 		if p.Positional() {
 			switch p.Arity {
-			case ArityNone, ArityRepeated:
+			case ArityNone, ArityRepeated, ArityRepeatedTuple:
 				return nil, modelError(cmd, "positional parameter %q has arity %s", p.Name, p.Arity)
 			case ArityOne, ArityExactly:
 				if !p.Required {
@@ -209,8 +209,20 @@ func (r *rule) schema() (*jsonschema.Schema, error) {
 	p := r.param
 	item := r.item.schema()
 	s := item
+	var prefix []*jsonschema.Schema // a tuple's positions (Param.Elements)
+	for i := range r.elems {
+		prefix = append(prefix, r.elems[i].schema())
+	}
+	if prefix != nil {
+		item = nil
+	}
+	if r.tuple > 0 {
+		n := r.tuple
+		item = &jsonschema.Schema{Type: "array", Items: item, PrefixItems: prefix, MinItems: &n, MaxItems: &n}
+		prefix = nil
+	}
 	if r.array {
-		s = &jsonschema.Schema{Type: "array", Items: item, MinItems: r.minItems, MaxItems: r.maxItems, UniqueItems: r.unique}
+		s = &jsonschema.Schema{Type: "array", Items: item, PrefixItems: prefix, MinItems: r.minItems, MaxItems: r.maxItems, UniqueItems: r.unique}
 	}
 	if r.bare {
 		bareSchema(s)

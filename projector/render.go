@@ -164,6 +164,27 @@ func (r *rule) check(v any) (any, error) {
 	}
 	out := make([]any, len(items))
 	for i, item := range items {
+		if r.elems != nil && r.tuple == 0 {
+			// A tuple value itself (ArityExactly with Elements): each
+			// position by its own rule.
+			norm, err := r.at(i).check(item)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %v", i, err)
+			}
+			if s, ok := norm.(string); ok && strings.IndexByte(s, 0) >= 0 {
+				return nil, fmt.Errorf("item %d contains a NUL byte, which argv cannot carry", i)
+			}
+			out[i] = norm
+			continue
+		}
+		if r.tuple > 0 {
+			tuple, err := r.checkTuple(item)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %v", i, err)
+			}
+			out[i] = tuple
+			continue
+		}
 		norm, err := r.item.check(item)
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %v", i, err)
@@ -181,15 +202,49 @@ func (r *rule) check(v any) (any, error) {
 	return out, nil
 }
 
-// firstDuplicate finds two equal normalised items (scalars: comparable) in
-// one pass, so a long array costs linear time.
+// checkTuple validates one value of an ArityRepeatedTuple parameter: an
+// array of exactly r.tuple scalars, each checked by r.item.
+func (r *rule) checkTuple(v any) ([]any, error) {
+	words, ok := asSlice(v)
+	if !ok {
+		return nil, fmt.Errorf("want an array of %d values, got %s", r.tuple, jsonTypeName(v))
+	}
+	if len(words) != r.tuple {
+		return nil, fmt.Errorf("has %d values, want exactly %d", len(words), r.tuple)
+	}
+	out := make([]any, len(words))
+	for k, w := range words {
+		norm, err := r.at(k).check(w)
+		if err != nil {
+			return nil, fmt.Errorf("value %d: %v", k, err)
+		}
+		if s, ok := norm.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return nil, fmt.Errorf("value %d contains a NUL byte, which argv cannot carry", k)
+		}
+		out[k] = norm
+	}
+	return out, nil
+}
+
+// firstDuplicate finds two equal normalised items (scalars, or tuples of
+// scalars) in one pass, so a long array costs linear time.
 func firstDuplicate(items []any) (int, int, bool) {
 	seen := make(map[any]int, len(items))
 	for j, v := range items {
-		if i, ok := seen[v]; ok {
+		key := v
+		if tuple, ok := v.([]any); ok {
+			// A slice is not comparable: key a tuple by its values'
+			// kinds and texts, which tell normalised scalars apart.
+			var b strings.Builder
+			for _, x := range tuple {
+				fmt.Fprintf(&b, "%T:%q,", x, fmt.Sprint(x))
+			}
+			key = b.String()
+		}
+		if i, ok := seen[key]; ok {
 			return i, j, true
 		}
-		seen[v] = j
+		seen[key] = j
 	}
 	return 0, 0, false
 }
@@ -258,39 +313,66 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 			out = append(out, clickGlue(d, opt, scalarText(d, p, item, false))...)
 		}
 		return out, nil
-	case ArityExactly:
-		if d == DialectClick {
-			// click takes an option's N values as the next N words,
-			// whatever they look like.
-			out := []string{opt}
-			for _, item := range v.([]any) {
-				out = append(out, scalarText(d, p, item, false))
+	case ArityRepeatedTuple:
+		// Once per tuple, its values as separate words, as a fixed-arity
+		// option is spelled once.
+		var out []string
+		for i, tuple := range v.([]any) {
+			words, err := spacedValues(d, p, opt, tuple.([]any))
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %v", i, err)
 			}
-			return out, nil
+			out = append(out, words...)
 		}
-		fallthrough
+		return out, nil
+	case ArityExactly:
+		if d == DialectArgparse && p.N == 1 {
+			// nargs=1 takes its one value through "=", like a scalar.
+			return []string{opt + "=" + scalarText(d, p, v.([]any)[0], false)}, nil
+		}
+		return spacedValues(d, p, opt, v.([]any))
 	case ArityZeroOrMore, ArityOneOrMore:
 		if d != DialectArgparse {
 			return nil, fmt.Errorf("the %s dialect has no spelling for an option with arity %s", d, p.Arity)
 		}
-		items := v.([]any)
-		if p.Arity == ArityExactly && p.N == 1 {
-			// nargs=1 takes its one value through "=", like a scalar.
-			return []string{opt + "=" + scalarText(d, p, items[0], false)}, nil
+		return spacedValues(d, p, opt, v.([]any))
+	}
+	return nil, fmt.Errorf("unknown arity %q", p.Arity)
+}
+
+// spacedValues spells one occurrence of an option taking several values:
+// the option, then each value as a word of its own.
+func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error) {
+	out := []string{opt}
+	switch d {
+	case DialectClick:
+		// click takes an option's N values as the next N words,
+		// whatever they look like.
+		for i, item := range items {
+			e := p
+			if p.Arity == ArityExactly || p.Arity == ArityRepeatedTuple {
+				e = p.Element(i)
+			}
+			out = append(out, scalarText(d, e, item, false))
 		}
+		return out, nil
+	case DialectArgparse:
 		// argparse gives a multi-value option no "=" form: values follow
 		// as separate words, so none may look like an option.
-		out := []string{opt}
 		for i, item := range items {
-			s := scalarText(d, p, item, true)
-			if strings.HasPrefix(s, "-") && !(negativeNumber.MatchString(s) && p.Kind != KindString) {
+			e := p
+			if p.Arity == ArityExactly || p.Arity == ArityRepeatedTuple {
+				e = p.Element(i)
+			}
+			s := scalarText(d, e, item, true)
+			if strings.HasPrefix(s, "-") && !(negativeNumber.MatchString(s) && e.Kind != KindString) {
 				return nil, fmt.Errorf("item %d (%s) starts with '-': after a space the parser would read it as an option", i, quoteShort(s))
 			}
 			out = append(out, s)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("unknown arity %q", p.Arity)
+	return nil, fmt.Errorf("the %s dialect has no spelling for an option with arity %s", d, p.Arity)
 }
 
 // clickGlue spells an option with one value. Everywhere but click, and for

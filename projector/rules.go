@@ -26,9 +26,24 @@ type rule struct {
 	minItems *int
 	maxItems *int
 	unique   bool
+	// tuple, when above 0, says each item of the array is itself an
+	// array of exactly tuple scalars, each checked by item
+	// (ArityRepeatedTuple); otherwise the items are scalars.
+	tuple int
+	// elems, when set, has one rule per position of a tuple value
+	// (Param.Elements), used instead of item.
+	elems []scalarRule
 	// bare: the option may be given without a value; the schema admits
 	// true for that spelling (Param.Bare).
 	bare bool
+}
+
+// at is the rule of position i of a tuple value.
+func (r *rule) at(i int) *scalarRule {
+	if r.elems != nil {
+		return &r.elems[i]
+	}
+	return &r.item
 }
 
 type scalarRule struct {
@@ -60,9 +75,6 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 	default:
 		return nil, modelError(cmd, "parameter %q has unknown kind %q", p.Name, p.Kind)
 	}
-	r.item.kind = p.Kind
-	r.item.choices = p.Choices
-	r.item.forbidden = p.Forbidden
 	switch p.Arity {
 	case ArityNone:
 		if p.Kind != KindBoolean {
@@ -85,6 +97,17 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		}
 		r.array = true
 		r.minItems, r.maxItems = intPtr(p.N), intPtr(p.N)
+	case ArityRepeatedTuple:
+		if p.N < 1 {
+			return nil, modelError(cmd, "parameter %q has arity repeated_tuple with n %d", p.Name, p.N)
+		}
+		if p.Path != PathNone {
+			// The surface confines a path parameter's string or list of
+			// strings; a list of tuples it would refuse at run time, so
+			// the model must not promise it.
+			return nil, modelError(cmd, "parameter %q is a path but takes a list of tuples", p.Name)
+		}
+		r.array, r.tuple = true, p.N
 	default:
 		return nil, modelError(cmd, "parameter %q has unknown arity %q", p.Name, p.Arity)
 	}
@@ -108,6 +131,39 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		}
 		r.unique = p.UniqueItems
 	}
+	item, err := scalarRuleOf(cmd, p)
+	if err != nil {
+		return nil, err
+	}
+	r.item = item
+	if len(p.Elements) > 0 {
+		switch {
+		case p.Arity != ArityExactly && p.Arity != ArityRepeatedTuple || len(p.Elements) != p.N:
+			return nil, modelError(cmd, "parameter %q has %d elements but is not a tuple of that many values", p.Name, len(p.Elements))
+		case p.Path != PathNone:
+			return nil, modelError(cmd, "parameter %q is a path with elements: the surface confines whole values, not positions", p.Name)
+		case p.Choices != nil || p.Pattern != "" || p.Forbidden != nil || p.Minimum != nil || p.Maximum != nil || p.Kind != p.Elements[0].Kind:
+			return nil, modelError(cmd, "parameter %q has elements and constraints of its own", p.Name)
+		}
+		r.elems = make([]scalarRule, len(p.Elements))
+		for i := range p.Elements {
+			if r.elems[i], err = scalarRuleOf(cmd, p.Element(i)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if p.Bare {
+		if p.Positional() || r.array || p.Kind == KindBoolean || (p.Arity != ArityOne && p.Arity != ArityOptional) {
+			return nil, modelError(cmd, "parameter %q may be given bare but is not an option with one value", p.Name)
+		}
+		r.bare = true
+	}
+	return r, nil
+}
+
+// scalarRuleOf is the rule of one value of p: its kind and constraints.
+func scalarRuleOf(cmd *Command, p *Param) (scalarRule, error) {
+	s := scalarRule{kind: p.Kind, choices: p.Choices, forbidden: p.Forbidden}
 	switch p.Kind {
 	case KindString:
 		pat := p.Pattern
@@ -116,9 +172,9 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		}
 		re, err := compilePattern(pat)
 		if err != nil {
-			return nil, modelError(cmd, "parameter %q: pattern %q: %v", p.Name, pat, err)
+			return s, modelError(cmd, "parameter %q: pattern %q: %v", p.Name, pat, err)
 		}
-		r.item.pattern = re
+		s.pattern = re
 	case KindInteger:
 		lo, hi := float64(-MaxSafeInteger), float64(MaxSafeInteger)
 		if p.Minimum != nil && *p.Minimum > lo {
@@ -130,32 +186,29 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		if p.Arity == ArityCount {
 			lo = 0
 		}
-		r.item.min, r.item.max = &lo, &hi
+		s.min, s.max = &lo, &hi
 	case KindNumber:
-		r.item.min, r.item.max = p.Minimum, p.Maximum
+		s.min, s.max = p.Minimum, p.Maximum
+	case KindBoolean:
+	default:
+		return s, modelError(cmd, "parameter %q has unknown kind %q", p.Name, p.Kind)
 	}
 	if p.Kind != KindString && p.Pattern != "" {
-		return nil, modelError(cmd, "parameter %q of kind %s has a pattern", p.Name, p.Kind)
-	}
-	if p.Bare {
-		if p.Positional() || r.array || p.Kind == KindBoolean || (p.Arity != ArityOne && p.Arity != ArityOptional) {
-			return nil, modelError(cmd, "parameter %q may be given bare but is not an option with one value", p.Name)
-		}
-		r.bare = true
+		return s, modelError(cmd, "parameter %q of kind %s has a pattern", p.Name, p.Kind)
 	}
 	for _, f := range p.Forbidden {
 		// A forbidden value need only be of the parameter's kind: it may
 		// well lie outside the other constraints too.
-		if _, err := r.item.normalize(f); err != nil {
-			return nil, modelError(cmd, "parameter %q: forbidden value %v: %v", p.Name, f, err)
+		if _, err := s.normalize(f); err != nil {
+			return s, modelError(cmd, "parameter %q: forbidden value %v: %v", p.Name, f, err)
 		}
 	}
 	for _, c := range p.Choices {
-		if _, err := r.item.check(c); err != nil {
-			return nil, modelError(cmd, "parameter %q: choice %v: %v", p.Name, c, err)
+		if _, err := s.check(c); err != nil {
+			return s, modelError(cmd, "parameter %q: choice %v: %v", p.Name, c, err)
 		}
 	}
-	return r, nil
+	return s, nil
 }
 
 func intPtr(n int) *int { return &n }

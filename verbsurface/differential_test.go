@@ -206,9 +206,21 @@ func (g *argGen) value(s *jsonschema.Schema, rightType bool) string {
 		if g.rng.IntN(6) == 0 {
 			n = 0
 		}
+		if len(s.PrefixItems) > 0 {
+			// A tuple: mostly its own length, one off now and then.
+			n = len(s.PrefixItems) + []int{0, 0, 0, 0, 0, 0, -1, 1}[g.rng.IntN(8)]
+		}
 		items := make([]string, n)
 		for i := range items {
-			items[i] = g.value(s.Items, g.rng.IntN(10) < 9)
+			item := s.Items
+			if i < len(s.PrefixItems) {
+				item = s.PrefixItems[i]
+			}
+			if item == nil {
+				items[i] = g.anyValue()
+				continue
+			}
+			items[i] = g.value(item, g.rng.IntN(10) < 9)
 		}
 		return "[" + strings.Join(items, ",") + "]"
 	}

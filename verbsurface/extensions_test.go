@@ -43,6 +43,12 @@ func c1ExtensionSchemas(t testing.TB) map[string]*jsonschema.Schema {
 		{Name: "year", Kind: projector.KindInteger, Arity: projector.ArityOptional},
 		{Name: "month", Kind: projector.KindInteger, Arity: projector.ArityOptional, Minimum: ptr(1.0), Maximum: ptr(12.0)},
 		{Name: "files", Kind: projector.KindString, Arity: projector.ArityZeroOrMore},
+		{Name: "pairs", Options: []string{"--pair"}, Kind: projector.KindString, Arity: projector.ArityRepeatedTuple, N: 2, MaxItems: 4, UniqueItems: true},
+		{Name: "points", Options: []string{"--point"}, Kind: projector.KindInteger, Arity: projector.ArityRepeatedTuple, N: 3, Minimum: ptr(0)},
+		{Name: "entries", Options: []string{"--entry"}, Kind: projector.KindString, Arity: projector.ArityRepeatedTuple, N: 2, UniqueItems: true,
+			Elements: []projector.Element{{Kind: projector.KindString}, {Kind: projector.KindInteger, Minimum: ptr(1), Maximum: ptr(9)}}},
+		{Name: "box", Options: []string{"--box"}, Kind: projector.KindNumber, Arity: projector.ArityExactly, N: 2,
+			Elements: []projector.Element{{Kind: projector.KindNumber}, {Kind: projector.KindString, Choices: []any{"cm", "in"}}}},
 	}}
 	s, err := projector.Project(cmd)
 	if err != nil {

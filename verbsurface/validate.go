@@ -96,8 +96,9 @@ type valueCheck struct {
 	maximum   *float64
 	minLength int // -1: none
 	items     *valueCheck
-	minItems  int // -1: none
-	maxItems  int // -1: none
+	prefix    []*valueCheck // prefixItems: the positions of a tuple
+	minItems  int           // -1: none
+	maxItems  int           // -1: none
 	unique    bool
 }
 
@@ -106,7 +107,7 @@ var (
 		"additionalProperties": true, "allOf": true, "dependentRequired": true}
 	propKeywords = map[string]bool{"type": true, "description": true, "default": true, "enum": true, "pattern": true,
 		"minimum": true, "maximum": true, "minLength": true, "not": true, "items": true, "minItems": true, "maxItems": true,
-		"uniqueItems": true}
+		"uniqueItems": true, "prefixItems": true}
 	propTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
 )
 
@@ -159,7 +160,7 @@ func CompileValidator(schema *jsonschema.Schema) (*Validator, error) {
 		if !ok {
 			return nil, bad("property %q is not a schema object", name)
 		}
-		c, err := compileValue(pm, true)
+		c, err := compileValue(pm, 0)
 		if err != nil {
 			return nil, bad("property %q: %v", name, err)
 		}
@@ -303,15 +304,22 @@ func compileCross(m any) (crossRule, error) {
 	return crossRule{}, fmt.Errorf("member must be one of not/anyOf")
 }
 
-func compileValue(m map[string]any, allowItems bool) (*valueCheck, error) {
+// compileValue compiles a property's schema (depth 0), an array
+// property's items (depth 1), or the items of an item that is itself an
+// array (depth 2: a tuple of a repeated fixed-arity option, whose own
+// items must be scalars).
+func compileValue(m map[string]any, depth int) (*valueCheck, error) {
 	c := &valueCheck{minLength: -1, minItems: -1, maxItems: -1}
+	typ, _ := m["type"].(string)
 	for k := range m {
-		if !propKeywords[k] || (k == "items" && !allowItems) {
+		if !propKeywords[k] || ((k == "items" || k == "prefixItems") && (depth == 2 || depth == 1 && typ != "array")) {
 			return nil, fmt.Errorf("keyword %q", k)
 		}
 	}
-	typ, _ := m["type"].(string)
-	if list, ok := m["type"].([]any); ok && len(list) == 2 && list[0] == "boolean" && allowItems {
+	if depth == 2 && typ == "array" {
+		return nil, fmt.Errorf("type array nested in an array item")
+	}
+	if list, ok := m["type"].([]any); ok && len(list) == 2 && list[0] == "boolean" && depth == 0 {
 		// The one type list C1 admits: ["boolean", T], an option that
 		// may be given bare (true) or with a value of type T.
 		if t, _ := list[1].(string); t == "string" || t == "integer" || t == "number" {
@@ -394,13 +402,35 @@ func compileValue(m map[string]any, allowItems bool) (*valueCheck, error) {
 			return nil, fmt.Errorf("uniqueItems is not a boolean")
 		}
 	}
+	if (depth == 1 && typ == "array" || m["prefixItems"] != nil) && (c.minItems < 0 || c.minItems != c.maxItems) {
+		// An array item is a tuple: a fixed number of scalars.
+		return nil, fmt.Errorf("an array item must be a tuple with minItems equal to maxItems")
+	}
 	if it, ok := m["items"]; ok {
 		im, ok := it.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("items is not a schema object")
 		}
-		if c.items, err = compileValue(im, false); err != nil {
+		if c.items, err = compileValue(im, depth+1); err != nil {
 			return nil, fmt.Errorf("items: %v", err)
+		}
+	}
+	if pi, ok := m["prefixItems"]; ok {
+		list, ok := pi.([]any)
+		if !ok || len(list) == 0 {
+			return nil, fmt.Errorf("prefixItems is not a non-empty array")
+		}
+		for i, e := range list {
+			em, ok := e.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("prefixItems[%d] is not a schema object", i)
+			}
+			// A position's schema is a scalar's, one level deeper.
+			pc, err := compileValue(em, 2)
+			if err != nil {
+				return nil, fmt.Errorf("prefixItems[%d]: %v", i, err)
+			}
+			c.prefix = append(c.prefix, pc)
 		}
 	}
 	return c, nil
@@ -545,9 +575,9 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 				Reason: fmt.Sprintf("%s has %d items, more than the maximum %d", subject, n, c.maxItems)})
 		}
 		before := len(problems)
-		if c.items != nil {
-			for i := 0; i < n; i++ {
-				problems = c.items.check(name, where+"["+strconv.Itoa(i)+"]", rv.Index(i).Interface(), problems)
+		for i := 0; i < n; i++ {
+			if ic := c.itemCheck(i); ic != nil {
+				problems = ic.check(name, where+"["+strconv.Itoa(i)+"]", rv.Index(i).Interface(), problems)
 			}
 		}
 		if c.minItems >= 0 && n < c.minItems {
@@ -577,8 +607,17 @@ func firstEqualPair(rv reflect.Value) (int, int, bool) {
 			return 0, 0, false
 		}
 		var key any = v
-		if jt == "integer" || jt == "number" {
+		switch jt {
+		case "integer", "number":
 			key = num
+		case "array":
+			// A tuple (an array of scalars) is not comparable: key it by
+			// its items' keys, numbers by value as above.
+			k, ok := tupleKey(reflect.ValueOf(v))
+			if !ok {
+				return 0, 0, false
+			}
+			key = k
 		}
 		if i, ok := seen[key]; ok {
 			return i, j, true
@@ -586,6 +625,39 @@ func firstEqualPair(rv reflect.Value) (int, int, bool) {
 		seen[key] = j
 	}
 	return 0, 0, false
+}
+
+// tupleKey is a comparable key of an array of JSON scalars, equal for two
+// arrays exactly when uniqueItems deems them equal.
+func tupleKey(rv reflect.Value) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < rv.Len(); i++ {
+		v := rv.Index(i).Interface()
+		jt, num, err := jsonKind(v)
+		switch {
+		case err != nil:
+			return "", false
+		case jt == "integer" || jt == "number":
+			b.WriteString("n" + strconv.FormatFloat(num, 'g', -1, 64))
+		case jt == "string":
+			b.WriteString("s" + strconv.Quote(v.(string)))
+		case jt == "boolean":
+			b.WriteString("b" + strconv.FormatBool(v.(bool)))
+		default:
+			return "", false
+		}
+		b.WriteByte(',')
+	}
+	return b.String(), true
+}
+
+// itemCheck is the check of an array's item i: its prefixItems position,
+// else its items (nil: unconstrained).
+func (c *valueCheck) itemCheck(i int) *valueCheck {
+	if i < len(c.prefix) {
+		return c.prefix[i]
+	}
+	return c.items
 }
 
 func (c *valueCheck) typeWord() string {
@@ -776,8 +848,8 @@ func (c *valueCheck) normalize(val any) any {
 		out := make([]any, rv.Len())
 		for i := range out {
 			item := rv.Index(i).Interface()
-			if c.items != nil {
-				item = c.items.normalize(item)
+			if ic := c.itemCheck(i); ic != nil {
+				item = ic.normalize(item)
 			}
 			out[i] = item
 		}

@@ -82,6 +82,15 @@ type PythonSource struct {
 	// Watch lists more files whose change reloads the tree (the module of
 	// the target and the script in command are watched already).
 	Watch []string `yaml:"watch"`
+
+	// Exclude, Callbacks and StringTypes are fromclick.Options' own, for
+	// source.click only: parameters left out while walking (so one the
+	// projector cannot represent does not make its command unavailable),
+	// callbacks that only validate and custom types that read a plain
+	// string, each by qualified name, vouched for by the operator.
+	Exclude     []string `yaml:"exclude"`
+	Callbacks   []string `yaml:"callbacks"`
+	StringTypes []string `yaml:"string_types"`
 }
 
 // EnvConfig is the CLI's environment beyond dispatch.DefaultEnvAllowlist.
@@ -270,6 +279,16 @@ func (c *Config) check(line func(string) int) error {
 	for _, p := range []*PythonSource{c.Source.Argparse, c.Source.Click} {
 		if p != nil && !strings.Contains(p.Target, ":") {
 			return bad("source", "source.target", "%q is not MODULE:FUNCTION", p.Target)
+		}
+	}
+	if p := c.Source.Argparse; p != nil {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"exclude", len(p.Exclude) > 0}, {"callbacks", len(p.Callbacks) > 0}, {"string_types", len(p.StringTypes) > 0}} {
+			if k.set {
+				return bad("source", "source.argparse."+k.key, "is a key of source.click only (for argparse, use the top-level exclude)")
+			}
 		}
 	}
 	if c.Timeout != "" {

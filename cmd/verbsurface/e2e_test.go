@@ -108,17 +108,7 @@ func code(r map[string]any) string {
 // so a test can edit the CLI.
 func copyFixture(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"notes.py", "notes.yaml"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "notes", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return copyTestdata(t, "notes", "notes.py", "notes.yaml")
 }
 
 // touchLater moves a file's modification time forward, so a change is
@@ -187,17 +177,8 @@ func TestArgparseCLIThroughServe(t *testing.T) {
 
 	// Edit the CLI: a new option on add. The next request sees it.
 	py := filepath.Join(dir, "notes.py")
-	src, _ := os.ReadFile(py)
-	edited := strings.Replace(string(src), `add.add_argument("text", help="the note")`,
-		`add.add_argument("text", help="the note")
-    add.add_argument("--tag", help="a tag")`, 1)
-	if edited == string(src) {
-		t.Fatal("the fixture edit did not apply")
-	}
-	if err := os.WriteFile(py, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	touchLater(t, py)
+	editSource(t, py, `add.add_argument("text", help="the note")`, `add.add_argument("text", help="the note")
+    add.add_argument("--tag", help="a tag")`)
 	schema2, fp2 := c.help("note.add")
 	if fp2 == fp {
 		t.Error("the edited CLI kept its fingerprint")

@@ -146,7 +146,8 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 		}
 		load := func(ctx context.Context) (*projector.Tree, error) {
 			if click {
-				t, err := fromclick.Walk(ctx, p.Target, &fromclick.Options{Python: p.Python, PythonPath: pypath})
+				t, err := fromclick.Walk(ctx, p.Target, &fromclick.Options{Python: p.Python, PythonPath: pypath,
+					Exclude: p.Exclude, Callbacks: p.Callbacks, StringTypes: p.StringTypes})
 				if err != nil {
 					return nil, err
 				}

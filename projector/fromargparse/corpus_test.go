@@ -2,16 +2,13 @@ package fromargparse
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/golden"
 )
 
 // corpusTargets is every program of Python 3.11's standard library that
@@ -89,7 +86,7 @@ func TestCorpusStdlib(t *testing.T) {
 			}
 		}
 	}
-	checkGoldenJSON(t, filepath.Join("testdata", "corpus_report.golden.json"), report)
+	golden.CheckJSON(t, filepath.Join("testdata", "corpus_report.golden.json"), report, *update)
 }
 
 // TestCorpusStdlibRoundTrip is the round-trip property over every command
@@ -102,30 +99,6 @@ func TestCorpusStdlibRoundTrip(t *testing.T) {
 	n := roundTripTrees(t, corpus(t), iterations)
 	if n < 20 {
 		t.Errorf("only %d corpus commands round-tripped", n)
-	}
-}
-
-// checkGoldenJSON compares v, as indented JSON, with a golden file,
-// rewritten with -update.
-func checkGoldenJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); if the change is intended, rerun with -update:\n%s", path, diff)
 	}
 }
 

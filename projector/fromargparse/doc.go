@@ -66,6 +66,7 @@
 //	count                              integer 0..projector.MaxCount, the flag repeated n times
 //	BooleanOptionalAction              boolean (--flag / --no-flag)
 //	append (nargs None)                array, --opt=value once per value
+//	append with nargs=N                array of N-item arrays, --opt v1 … vN once per tuple
 //	extend (nargs '+' or '*')          array, --opt=value once per value
 //	choices                            enum (a long range: minimum/maximum)
 //

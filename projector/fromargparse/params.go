@@ -168,11 +168,18 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		}
 	case json.Number:
 		count, err := n.Int64()
-		if err != nil || count < 1 || known(a) != "store" {
+		switch {
+		case err != nil || count < 1 || known(a) != "store" && (known(a) != "append" || positional):
 			return unrep("%s with nargs=%s is not in the projected subset", known(a), n)
+		case known(a) == "append":
+			// A list of count-lists, one per occurrence, each spelled
+			// --opt v1 .. vN (separate words, even for nargs=1).
+			p.Arity, p.N = projector.ArityRepeatedTuple, int(count)
+			spaced = true
+		default:
+			p.Arity, p.N = projector.ArityExactly, int(count)
+			spaced = count > 1
 		}
-		p.Arity, p.N = projector.ArityExactly, int(count)
-		spaced = count > 1
 	default:
 		return unrep("nargs %v not understood", a.Nargs)
 	}
@@ -214,7 +221,7 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		p.Default = d
 	}
 	switch {
-	case p.Arity == projector.ArityRepeated:
+	case p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple:
 		switch d := p.Default.(type) {
 		case nil:
 			// Omitted leaves None; an empty list has no spelling.

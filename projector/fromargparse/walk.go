@@ -3,12 +3,12 @@ package fromargparse
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 // Walk imports target's parser with Python and returns its model (dialect
@@ -32,39 +32,20 @@ func Walk(ctx context.Context, target string, opts *Options) (*projector.Tree, e
 // fails, the error joins one *Error per failed target and no tree is
 // returned.
 func WalkAll(ctx context.Context, targets []string, opts *Options) ([]*projector.Tree, error) {
-	var answer struct {
-		Results []rawResult `json:"results"`
-	}
-	if err := runWalker(ctx, opts, "walk", map[string]any{"targets": targets}, &answer); err != nil {
-		return nil, err
-	}
-	if len(answer.Results) != len(targets) {
-		return nil, &Error{Kind: "python_failed", Message: fmt.Sprintf("walker answered %d results for %d targets", len(answer.Results), len(targets))}
-	}
-	var errs []error
-	trees := make([]*projector.Tree, len(targets))
-	for i, r := range answer.Results {
-		if !r.OK {
-			errs = append(errs, &Error{Target: targets[i], Kind: r.Kind, Message: r.Message})
-			continue
-		}
-		trees[i] = buildTree(targets[i], r.Parser)
-		if opts != nil && len(opts.ExcludeFlags) > 0 {
-			trees[i] = projector.ExcludeParams(trees[i], opts.ExcludeFlags...)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return trees, nil
+	return pywalk.Walk(ctx, walker(opts), targets, func(r rawResult) pywalk.Status { return r.Status },
+		func(target string, r rawResult) *projector.Tree {
+			tree := buildTree(target, r.Parser)
+			if opts != nil && len(opts.ExcludeFlags) > 0 {
+				tree = projector.ExcludeParams(tree, opts.ExcludeFlags...)
+			}
+			return tree
+		})
 }
 
 // The walker's raw report (see walker.py).
 type rawResult struct {
-	OK      bool       `json:"ok"`
-	Kind    string     `json:"kind"`
-	Message string     `json:"message"`
-	Parser  *rawParser `json:"parser"`
+	pywalk.Status
+	Parser *rawParser `json:"parser"`
 }
 
 type rawParser struct {

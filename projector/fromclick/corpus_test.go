@@ -2,16 +2,13 @@ package fromclick
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/golden"
 )
 
 // corpusTargets are real click and Typer programs from Debian's packages
@@ -144,7 +141,7 @@ func TestCorpusClick(t *testing.T) {
 	}
 	t.Logf("all: %d/%d %.1f %%; fronted: %d/%d %.1f %%", clean, offerable, 100*float64(clean)/float64(offerable),
 		fronted, offerable, 100*float64(fronted)/float64(offerable))
-	checkGoldenJSON(t, filepath.Join("testdata", "corpus_report.golden.json"), report)
+	golden.CheckJSON(t, filepath.Join("testdata", "corpus_report.golden.json"), report, *update)
 }
 
 // TestCorpusClickRoundTrip is the round-trip property over every command
@@ -157,29 +154,5 @@ func TestCorpusClickRoundTrip(t *testing.T) {
 	trees, opts := corpus(t)
 	if n := roundTripTrees(t, opts, trees, iterations); n < 20 {
 		t.Errorf("only %d corpus commands round-tripped", n)
-	}
-}
-
-// checkGoldenJSON compares v, as indented JSON, with a golden file,
-// rewritten with -update.
-func checkGoldenJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); if the change is intended, rerun with -update:\n%s", path, diff)
 	}
 }

@@ -60,8 +60,14 @@
 //	count=True                     integer 0..projector.MaxCount (or the IntRange's
 //	                               max), the flag repeated n times
 //	multiple=True                  array, --opt=value once per value (at least one
-//	                               item when the default is not empty)
+//	                               item when required or when the default is not
+//	                               empty)
 //	nargs=N, Tuple of one type     array of exactly N, --opt v1 … vN
+//	Tuple of mixed or constrained  the same with prefixItems: each position its own
+//	types                          type and constraints (Param.Elements)
+//	multiple=True with nargs=N or  array of N-item arrays, --opt v1 … vN once per
+//	a Tuple                        tuple (at least one tuple when required or when
+//	                               the default is not empty)
 //	Choice                         enum of the choices (Enum members by name, click
 //	                               ≥ 8.2); case_sensitive=False accepts them as listed
 //	IntRange, FloatRange           minimum/maximum; an open bound is the next value
@@ -111,8 +117,9 @@
 //     black's --config does);
 //   - prompt=True with hide_input=True: a secret given as an argument is
 //     visible to every local user in the process list;
-//   - multiple=True with nargs>1 (a list of tuples), a Tuple of mixed types,
-//     a flag with multiple=True, a count whose default is not 0;
+//   - a Tuple with a path item, and a list of tuples of paths (the surface
+//     confines a path or a list of paths, not a position of a tuple), a
+//     flag with multiple=True, a count whose default is not 0;
 //   - DateTime with a format other than click's defaults;
 //   - Choice of values that are not plain strings or numbers (or of Enum
 //     members before click 8.2, which cannot match them);

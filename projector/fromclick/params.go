@@ -135,7 +135,7 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 		return p
 	}
 	p.Kind, p.Pattern, p.Choices, p.Minimum, p.Maximum, p.Path = item.kind, item.pattern, item.choices, item.min, item.max, item.path
-	p.Forbidden = item.forbidden
+	p.Forbidden, p.Elements = item.forbidden, item.elements
 	n := rp.Nargs
 	if item.tupleN > 0 {
 		if n != item.tupleN && n != 1 {
@@ -152,7 +152,12 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	case n < 1:
 		return unrep("nargs=%d", n)
 	case rp.Multiple && n > 1:
-		return unrep("multiple=True with nargs=%d: a list of %d-tuples, which the schema cannot state", n, n)
+		if p.Path != projector.PathNone {
+			// The surface confines a path or a list of paths, not paths
+			// inside tuples.
+			return unrep("multiple=True with nargs=%d of paths: a list of %d-tuples of paths, which the surface cannot confine to its roots", n, n)
+		}
+		p.Arity, p.N = projector.ArityRepeatedTuple, n
 	case rp.Multiple:
 		p.Arity = projector.ArityRepeated
 	case n > 1:
@@ -190,14 +195,19 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	if !rp.Envvar {
 		if d, ok := plainValue(rp.Default); ok {
 			p.Default = defaultFor(p, d)
-		} else if p.Arity == projector.ArityRepeated || p.Arity == projector.ArityZeroOrMore {
+		} else if p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple || p.Arity == projector.ArityZeroOrMore {
 			p.Default = []any{} // click gives an empty tuple for none given
 		}
 	}
 	if p.Required {
 		p.Default = nil
+		if p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple {
+			// click reports a required multiple option given no
+			// occurrence as missing: the empty list cannot be said.
+			p.MinItems = 1
+		}
 	}
-	if d, ok := p.Default.([]any); ok && len(d) > 0 && p.Arity == projector.ArityRepeated {
+	if d, ok := p.Default.([]any); ok && len(d) > 0 && (p.Arity == projector.ArityRepeated || p.Arity == projector.ArityRepeatedTuple) {
 		// No occurrence gives the default back, so the empty list
 		// cannot be said.
 		p.MinItems = 1
@@ -210,7 +220,25 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 func defaultFor(p *projector.Param, d any) any {
 	list, isList := d.([]any)
 	switch p.Arity {
-	case projector.ArityRepeated, projector.ArityZeroOrMore, projector.ArityOneOrMore, projector.ArityExactly:
+	case projector.ArityExactly:
+		// A Tuple type's default is not converted by the walker, so its
+		// values may not even be of the kind.
+		if !isList || !tupleOfKinds(p, list) {
+			return nil
+		}
+		return list
+	case projector.ArityRepeated, projector.ArityZeroOrMore, projector.ArityOneOrMore:
+		if !isList {
+			return nil
+		}
+		return list
+	case projector.ArityRepeatedTuple:
+		// A list of N-lists, or no default the schema can state.
+		for _, t := range list {
+			if tuple, ok := t.([]any); !ok || !tupleOfKinds(p, tuple) {
+				return nil
+			}
+		}
 		if !isList {
 			return nil
 		}
@@ -220,6 +248,35 @@ func defaultFor(p *projector.Param, d any) any {
 		return nil
 	}
 	return d
+}
+
+// tupleOfKinds reports whether tuple has p.N values, each of its
+// position's kind.
+func tupleOfKinds(p *projector.Param, tuple []any) bool {
+	if len(tuple) != p.N {
+		return false
+	}
+	for i, x := range tuple {
+		if !ofKind(p.Element(i).Kind, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// ofKind reports whether a decoded default value x is a value of kind k.
+func ofKind(k projector.Kind, x any) bool {
+	switch x.(type) {
+	case string:
+		return k == projector.KindString
+	case bool:
+		return k == projector.KindBoolean
+	case int64:
+		return k == projector.KindInteger || k == projector.KindNumber
+	case float64:
+		return k == projector.KindNumber
+	}
+	return false
 }
 
 // noOptionLike is the pattern of a string that click's parser does not
@@ -260,6 +317,9 @@ type itemType struct {
 	path      projector.PathUse
 	forbidden []any
 	tupleN    int
+	// elements states each position of a Tuple whose items differ in
+	// kind or carry constraints (Param.Elements).
+	elements []projector.Element
 }
 
 // uuidPattern is the hyphenated form uuid.UUID reads (it also reads others;
@@ -365,21 +425,35 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 		}
 		out.pattern = "^(?:" + strings.Join(alts, "|") + ")$"
 	case "tuple":
-		var kind projector.Kind
+		var elems []projector.Element
+		plain := true // every item a plain value of one kind
 		for _, it := range t.Types {
 			sub, u := typeOf(it, rp, opts)
 			if u != nil {
 				return out, u
 			}
-			if sub.pattern != "" || sub.choices != nil || sub.min != nil || sub.max != nil || sub.path != "" {
-				return unrep("a Tuple item type with constraints (%s)", it.Class)
+			if sub.path != "" {
+				// The surface confines a path or a list of paths, not
+				// one position of a tuple.
+				return unrep("a Tuple with a path item (%s): the surface confines whole values to its roots, not one position of a tuple", it.Class)
 			}
-			if kind != "" && sub.kind != kind {
-				return unrep("a Tuple of mixed types (%s): array items share one type", tupleNames(t))
+			if sub.tupleN > 0 {
+				return unrep("a Tuple inside a Tuple")
 			}
-			kind = sub.kind
+			if sub.pattern != "" || sub.choices != nil || sub.min != nil || sub.max != nil || sub.forbidden != nil ||
+				len(elems) > 0 && sub.kind != elems[0].Kind {
+				plain = false
+			}
+			elems = append(elems, projector.Element{Kind: sub.kind, Type: it.Class, Choices: sub.choices, Pattern: sub.pattern,
+				Forbidden: sub.forbidden, Minimum: sub.min, Maximum: sub.max})
 		}
-		out.kind, out.tupleN = kind, len(t.Types)
+		if len(elems) == 0 {
+			return unrep("an empty Tuple")
+		}
+		out.kind, out.tupleN = elems[0].Kind, len(elems)
+		if !plain {
+			out.elements = elems
+		}
 	default:
 		if slices.Contains(opts.StringTypes, t.Class) {
 			return out, nil // vouched for by the operator: a plain string
@@ -387,14 +461,6 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 		return unrep("custom ParamType %s (%q): the schema cannot state what its convert accepts or does with the string (list it in Options.StringTypes if it reads a plain string)", t.Class, str(t.Name))
 	}
 	return out, nil
-}
-
-func tupleNames(t *rawType) string {
-	var names []string
-	for _, it := range t.Types {
-		names = append(names, str(it.Name))
-	}
-	return strings.Join(names, ", ")
 }
 
 func choiceKind(choices []any) projector.Kind {

@@ -3,7 +3,6 @@ package fromclick
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -71,18 +70,21 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("fromclick: target %s: %s", e.Target, e.Message)
 }
 
-// runWalker runs the embedded walker in mode with request on stdin and
-// decodes its JSON answer into answer (package pywalk: the interpreter, its
-// process group, the time limit).
-func runWalker(ctx context.Context, opts *Options, mode string, request, answer any) error {
+// walker is the embedded walker as opts runs it (package pywalk: the
+// interpreter, its process group, the time limit), failing with *Error.
+func walker(opts *Options) *pywalk.Walker {
 	if opts == nil {
 		opts = &Options{}
 	}
-	cfg := pywalk.Config{Python: opts.Python, PythonPath: opts.PythonPath, Dir: opts.Dir, Timeout: opts.Timeout, MinVersion: "3.8"}
-	err := pywalk.Run(ctx, cfg, walkerSource, mode, request, answer)
-	var f *pywalk.Failure
-	if errors.As(err, &f) {
-		return &Error{Kind: f.Kind, Message: f.Message}
+	return &pywalk.Walker{
+		Source: walkerSource,
+		Config: pywalk.Config{Python: opts.Python, PythonPath: opts.PythonPath, Dir: opts.Dir, Timeout: opts.Timeout, MinVersion: "3.8"},
+		Fail:   func(target, kind, message string) error { return &Error{Target: target, Kind: kind, Message: message} },
 	}
-	return err
+}
+
+// runWalker runs the embedded walker in mode with request on stdin and
+// decodes its JSON answer into answer.
+func runWalker(ctx context.Context, opts *Options, mode string, request, answer any) error {
+	return walker(opts).Call(ctx, mode, request, answer)
 }

@@ -70,7 +70,11 @@ func sameValue(p *projector.Param, given, parsed any) bool {
 			return false
 		}
 		for i := range g {
-			if !sameValue(p, g[i], got[i]) {
+			e := p
+			if _, tuple := g[i].([]any); !tuple && len(p.Elements) > 0 {
+				e = p.Element(i) // a position of a tuple of differing items
+			}
+			if !sameValue(e, g[i], got[i]) {
 				return false
 			}
 		}

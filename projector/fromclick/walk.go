@@ -3,12 +3,12 @@ package fromclick
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 // Walk imports target's click command with Python and returns its model
@@ -29,38 +29,20 @@ func Walk(ctx context.Context, target string, opts *Options) (*projector.Tree, e
 // fails, the error joins one *Error per failed target and no tree is
 // returned.
 func WalkAll(ctx context.Context, targets []string, opts *Options) ([]*projector.Tree, error) {
-	var answer struct {
-		Results []rawResult `json:"results"`
-	}
-	if err := runWalker(ctx, opts, "walk", map[string]any{"targets": targets}, &answer); err != nil {
-		return nil, err
-	}
-	if len(answer.Results) != len(targets) {
-		return nil, &Error{Kind: "python_failed", Message: fmt.Sprintf("walker answered %d results for %d targets", len(answer.Results), len(targets))}
-	}
 	if opts == nil {
 		opts = &Options{}
 	}
-	var errs []error
-	trees := make([]*projector.Tree, len(targets))
-	for i, r := range answer.Results {
-		if !r.OK || r.Command == nil {
-			errs = append(errs, &Error{Target: targets[i], Kind: r.Kind, Message: r.Message})
-			continue
-		}
-		trees[i] = buildTree(r.Command, opts)
+	status := func(r rawResult) pywalk.Status {
+		s := r.Status
+		s.OK = s.OK && r.Command != nil
+		return s
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return trees, nil
+	return pywalk.Walk(ctx, walker(opts), targets, status, func(_ string, r rawResult) *projector.Tree { return buildTree(r.Command, opts) })
 }
 
 // The walker's raw report (see walker.py).
 type rawResult struct {
-	OK      bool        `json:"ok"`
-	Kind    string      `json:"kind"`
-	Message string      `json:"message"`
+	pywalk.Status
 	Command *rawCommand `json:"command"`
 }
 

@@ -147,6 +147,24 @@ func (g *Gen) Scalar(p *projector.Param) any {
 	return g.String()
 }
 
+// Tuple returns one value of an ArityRepeatedTuple parameter: p.N scalars,
+// and now and then one too few or too many (refused by validation).
+func (g *Gen) Tuple(p *projector.Param) []any {
+	n := p.N
+	if g.Invalid > 0 && g.R.Float64() < g.Invalid/4 {
+		n += []int{-1, 1}[g.R.Intn(2)]
+	}
+	out := make([]any, n)
+	for i := range out {
+		if i < p.N {
+			out[i] = g.Scalar(p.Element(i))
+		} else {
+			out[i] = g.Scalar(p)
+		}
+	}
+	return out
+}
+
 // Args returns an argument object for cmd: each optional parameter given
 // with probability 1/2, required ones always (unless breaking on purpose).
 // Values are in decoded-JSON form (float64, []any).
@@ -177,7 +195,14 @@ func (g *Gen) Args(cmd *projector.Command) map[string]any {
 			}
 			items := make([]any, n)
 			for i := range items {
-				items[i] = g.Scalar(p)
+				switch p.Arity {
+				case projector.ArityRepeatedTuple:
+					items[i] = g.Tuple(p)
+				case projector.ArityExactly:
+					items[i] = g.Scalar(p.Element(i))
+				default:
+					items[i] = g.Scalar(p)
+				}
 			}
 			args[p.Name] = items
 		}

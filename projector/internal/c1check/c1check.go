@@ -39,7 +39,7 @@ func Check(s *jsonschema.Schema) error {
 				return fmt.Errorf("properties %v", v)
 			}
 			for name, p := range props {
-				if err := property(p, false); err != nil {
+				if err := property(p, 0); err != nil {
 					return fmt.Errorf("property %q: %w", name, err)
 				}
 			}
@@ -137,7 +137,11 @@ func allOfMember(m any, known map[string]any) error {
 
 var types = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
 
-func property(v any, isItem bool) error {
+// property checks a property schema (depth 0), an array property's items
+// (depth 1), or the items of a tuple (depth 2): an array item that is
+// itself an array of exactly n scalars (a repeated fixed-arity option).
+func property(v any, depth int) error {
+	isItem := depth > 0
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return fmt.Errorf("not an object: %v", v)
@@ -159,13 +163,28 @@ func property(v any, isItem bool) error {
 			return fmt.Errorf("type %v without not.enum starting with false", list)
 		}
 	}
-	if !types[typ] {
+	if !types[typ] || depth == 2 && typ == "array" {
 		return fmt.Errorf("type %v", obj["type"])
+	}
+	if depth == 1 && typ == "array" {
+		lo, hi := obj["minItems"], obj["maxItems"]
+		if lo == nil || lo != hi {
+			return fmt.Errorf("an array item must be a tuple of fixed length (minItems = maxItems), got %v..%v", lo, hi)
+		}
+	}
+	if pi, ok := obj["prefixItems"]; ok {
+		// A tuple of differing positions: exactly as many as its fixed
+		// length, and nothing else about its items.
+		list, _ := pi.([]any)
+		n, _ := obj["minItems"].(float64)
+		if len(list) == 0 || obj["items"] != nil || obj["maxItems"] != obj["minItems"] || int(n) != len(list) {
+			return fmt.Errorf("prefixItems must give every position of a fixed-length tuple (minItems = maxItems = %d), without items", len(list))
+		}
 	}
 	for _, k := range keys {
 		val := obj[k]
 		switch k {
-		case "type", "description", "default", "minimum", "maximum", "minLength", "minItems", "maxItems":
+		case "type", "description", "default", "minimum", "maximum", "minLength", "minItems", "maxItems", "uniqueItems":
 		case "enum":
 			if l, ok := val.([]any); !ok || len(l) == 0 {
 				return fmt.Errorf("enum %v", val)
@@ -183,18 +202,27 @@ func property(v any, isItem bool) error {
 			if l, ok2 := n["enum"].([]any); !ok || !ok2 || len(n) != 1 || len(l) == 0 {
 				return fmt.Errorf("not must be {enum:[…]}, got %v", val)
 			}
-		case "items":
-			if isItem || typ != "array" {
-				return fmt.Errorf("items on a non-array or nested array")
+		case "prefixItems":
+			if depth > 1 || typ != "array" {
+				return fmt.Errorf("prefixItems on a non-array or an array nested twice")
 			}
-			if err := property(val, true); err != nil {
+			for i, e := range val.([]any) {
+				if err := property(e, 2); err != nil {
+					return fmt.Errorf("prefixItems[%d]: %w", i, err)
+				}
+			}
+		case "items":
+			if depth > 1 || typ != "array" {
+				return fmt.Errorf("items on a non-array or an array nested twice")
+			}
+			if err := property(val, depth+1); err != nil {
 				return fmt.Errorf("items: %w", err)
 			}
 		default:
 			return fmt.Errorf("keyword %q is outside C1", k)
 		}
 	}
-	if typ == "array" && obj["items"] == nil {
+	if typ == "array" && obj["items"] == nil && obj["prefixItems"] == nil {
 		return fmt.Errorf("array without items")
 	}
 	return nil

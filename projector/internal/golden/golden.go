@@ -71,26 +71,33 @@ func Entries(t testing.TB, tree *projector.Tree) []Entry {
 // rewriting the file instead when update is set.
 func Check(t *testing.T, tree *projector.Tree, name string, update bool) {
 	t.Helper()
-	got, err := json.MarshalIndent(Entries(t, tree), "", "  ")
+	CheckJSON(t, filepath.Join("testdata", name+".golden.json"), Entries(t, tree), update)
+}
+
+// CheckJSON compares v, as indented JSON, with the golden file at path,
+// rewriting the file (and creating its directory) instead when update is
+// set.
+func CheckJSON(t *testing.T, path string, v any, update bool) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	file := filepath.Join("testdata", name+".golden.json")
 	if update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(file)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (run the test with -update to create it)", err)
 	}
 	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the projection (-want +got); if the change is intended, rerun with -update:\n%s", file, cmp.Diff(string(want), string(got)))
+		t.Errorf("%s differs (-want +got); if the change is intended, rerun with -update:\n%s", path, cmp.Diff(string(want), string(got)))
 	}
 }

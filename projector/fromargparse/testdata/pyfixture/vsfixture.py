@@ -210,6 +210,12 @@ def edges():
     a = sub.add_parser("append-empty", help="append with an empty default list")
     a.add_argument("--tag", action="append", default=[])
 
+    a = sub.add_parser("append-tuples", help="append with nargs=N: a list of N-lists")
+    a.add_argument("--pair", action="append", nargs=2, help="pairs of words")
+    a.add_argument("--point", action="append", nargs=3, type=int, default=[])
+    a.add_argument("--one", action="append", nargs=1, type=float)
+    a.add_argument("--mode", action="append", nargs=2, choices=["r", "w"])
+
     # Unavailable cases.
     sub.add_parser("extend-plain", help="extend without nargs").add_argument("--chars", action="extend")
     sub.add_parser("append-default", help="append to a non-empty default").add_argument("--tag", action="append", default=["x"])

@@ -68,14 +68,32 @@ def arrays(**kw):
 
 @cli.command()
 @click.option("--pair", type=(str, int), help="mixed tuple")
-def mixed(pair):
-    """A Tuple of mixed types."""
+@click.option("--entry", type=(str, click.Choice(["int", "text"])), multiple=True, help="repeated name and kind")
+@click.option("--box", type=(click.IntRange(0, 10), float, click.UUID), default=(1, 2.5, "12345678-1234-1234-1234-123456789abc"))
+def mixed(**kw):
+    """Tuples of mixed types."""
+
+
+@cli.command()
+@click.option("--attach", type=(str, click.Path()), multiple=True)
+def tuplepath(attach):
+    """A path inside a Tuple: unavailable."""
 
 
 @cli.command()
 @click.option("--pairs", nargs=2, multiple=True)
-def pairs(pairs):
-    """A repeated tuple."""
+@click.option("--triple", type=(int, int, int), multiple=True, default=[(1, 2, 3)], help="repeated int triples")
+@click.option("--grid", nargs=2, type=float, multiple=True)
+@click.option("-k", "kv", nargs=2, multiple=True, help="a short option taking pairs")
+def pairs(**kw):
+    """Repeated tuples."""
+
+
+@cli.command()
+@click.option("--tag", multiple=True, required=True)
+@click.option("--kv", nargs=2, multiple=True, required=True)
+def needs(**kw):
+    """Required multiple options: at least one occurrence each."""
 
 
 @cli.command()
