@@ -3,12 +3,11 @@ package fromargparse
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/projector"
-	"github.com/verbsurface/verbsurface/projector/internal/golden"
 )
 
 // corpusTargets is every program of Python 3.11's standard library that
@@ -86,7 +85,7 @@ func TestCorpusStdlib(t *testing.T) {
 			}
 		}
 	}
-	golden.CheckJSON(t, filepath.Join("testdata", "corpus_report.golden.json"), report, *update)
+	golden.JSON(t, "corpus_report", report)
 }
 
 // TestCorpusStdlibRoundTrip is the round-trip property over every command

@@ -3,17 +3,14 @@ package fromargparse
 import (
 	"context"
 	"errors"
-	"flag"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/verbsurface/verbsurface/projector"
-	"github.com/verbsurface/verbsurface/projector/internal/golden"
+	"github.com/verbsurface/verbsurface/projector/internal/goldentree"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestGoldenStdlib pins the projection of real argparse programs that ship
 // with Python (schema and fingerprint per command, or why it is unavailable).
@@ -21,7 +18,7 @@ func TestGoldenStdlib(t *testing.T) {
 	all := trees(t)
 	for _, target := range stdlibTargets {
 		t.Run(target, func(t *testing.T) {
-			golden.Check(t, all[target], "stdlib_"+strings.NewReplacer(".", "_", ":", "_").Replace(target), *update)
+			goldentree.Check(t, all[target], "stdlib_"+strings.NewReplacer(".", "_", ":", "_").Replace(target))
 		})
 	}
 }
@@ -31,7 +28,7 @@ func TestGoldenFixture(t *testing.T) {
 	all := trees(t)
 	for _, target := range fixtureTargets {
 		t.Run(target, func(t *testing.T) {
-			golden.Check(t, all[target], strings.ReplaceAll(target, ":", "_"), *update)
+			goldentree.Check(t, all[target], strings.ReplaceAll(target, ":", "_"))
 		})
 	}
 }

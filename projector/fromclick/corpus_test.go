@@ -3,12 +3,11 @@ package fromclick
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/projector"
-	"github.com/verbsurface/verbsurface/projector/internal/golden"
 )
 
 // corpusTargets are real click and Typer programs from Debian's packages
@@ -141,7 +140,7 @@ func TestCorpusClick(t *testing.T) {
 	}
 	t.Logf("all: %d/%d %.1f %%; fronted: %d/%d %.1f %%", clean, offerable, 100*float64(clean)/float64(offerable),
 		fronted, offerable, 100*float64(fronted)/float64(offerable))
-	golden.CheckJSON(t, filepath.Join("testdata", "corpus_report.golden.json"), report, *update)
+	golden.JSON(t, "corpus_report", report)
 }
 
 // TestCorpusClickRoundTrip is the round-trip property over every command

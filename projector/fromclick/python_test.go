@@ -1,7 +1,6 @@
 package fromclick
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // candidatePythons are the interpreters the tests try, in order: Debian's
 // (where .ci/run installs click, Typer and the corpus programs with apt),

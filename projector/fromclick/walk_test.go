@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/verbsurface/verbsurface/projector"
-	"github.com/verbsurface/verbsurface/projector/internal/golden"
+	"github.com/verbsurface/verbsurface/projector/internal/goldentree"
 )
 
 var fixtureTargets = []string{"vsclick:cli", "vstyper:app"}
@@ -49,7 +49,7 @@ func TestGoldenFixture(t *testing.T) {
 	all := fixtures(t, python)
 	for _, target := range fixtureTargets {
 		t.Run(target, func(t *testing.T) {
-			golden.Check(t, all[target], strings.ReplaceAll(target, ":", "_"), *update)
+			goldentree.Check(t, all[target], strings.ReplaceAll(target, ":", "_"))
 		})
 	}
 }

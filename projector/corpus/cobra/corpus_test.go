@@ -1,12 +1,8 @@
 package cobracorpus
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,13 +14,12 @@ import (
 	kindcli "sigs.k8s.io/kind/pkg/cmd"
 	kind "sigs.k8s.io/kind/pkg/cmd/kind"
 
+	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
 	"github.com/verbsurface/verbsurface/projector/internal/cobrart"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden report in testdata/")
 
 // minShare is the goal of issue 17: every corpus CLI offers at least this
 // share of its offerable commands.
@@ -87,25 +82,7 @@ func TestCorpusCobra(t *testing.T) {
 			}
 		}
 	}
-	got, err := json.MarshalIndent(report, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "report.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from the walk; if the change is intended (a new CLI version), rerun with -update.\ngot:\n%s", path, got)
-	}
+	golden.JSON(t, "report", report)
 }
 
 // TestCorpusCobraRoundTrip is the round-trip property over every command of

@@ -1,21 +1,17 @@
-// Package golden renders a parser tree's projection — per command: its
+// Package goldentree renders a parser tree's projection — per command: its
 // schema and schema fingerprint, or why it is unavailable — as stable JSON,
 // and compares it with a golden file, so that a change in an upstream parser
 // library fails a test instead of silently changing a schema.
-package golden
+package goldentree
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/internal/c1check"
 )
@@ -67,37 +63,10 @@ func Entries(t testing.TB, tree *projector.Tree) []Entry {
 	return out
 }
 
-// Check compares the entries of tree with testdata/<name>.golden.json,
-// rewriting the file instead when update is set.
-func Check(t *testing.T, tree *projector.Tree, name string, update bool) {
+// Check compares the entries of tree with testdata/NAME.golden.json, or
+// rewrites the file under -update (the module's one golden helper,
+// internal/golden).
+func Check(t *testing.T, tree *projector.Tree, name string) {
 	t.Helper()
-	CheckJSON(t, filepath.Join("testdata", name+".golden.json"), Entries(t, tree), update)
-}
-
-// CheckJSON compares v, as indented JSON, with the golden file at path,
-// rewriting the file (and creating its directory) instead when update is
-// set.
-func CheckJSON(t *testing.T, path string, v any, update bool) {
-	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	if update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (-want +got); if the change is intended, rerun with -update:\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	golden.JSON(t, name, Entries(t, tree))
 }
