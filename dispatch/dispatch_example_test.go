@@ -16,7 +16,7 @@ import (
 // path, then Run with the rendered argv.
 func shCLI(script string, opts dispatch.Options) *dispatch.Runner {
 	opts.LeadingArgs = []string{"-c", script, "sh"}
-	r, err := dispatch.NewRunner("/bin/sh", opts)
+	r, err := dispatch.NewRunner("/bin/sh", &opts)
 	if err != nil {
 		panic(err)
 	}
@@ -102,7 +102,7 @@ func ExampleParseMachineResult() {
 }
 
 func ExampleNewRunner() {
-	_, err := dispatch.NewRunner("/no/such/cli", dispatch.Options{})
+	_, err := dispatch.NewRunner("/no/such/cli", &dispatch.Options{})
 	fmt.Println(err)
 	// Output:
 	// dispatch: program /no/such/cli does not exist

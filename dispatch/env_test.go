@@ -48,7 +48,7 @@ func TestAllowlistEnv(t *testing.T) {
 // environment starts a child that does not see the canary.
 func TestAllowlistEnvReachesTheChild(t *testing.T) {
 	env := dispatch.AllowlistEnv([]string{"PATH=/usr/bin:/bin", "CANARY_SECRET=s3cr3t", "KEEP=1"}, "KEEP")
-	r, err := dispatch.NewRunner("/bin/sh", dispatch.Options{Env: env,
+	r, err := dispatch.NewRunner("/bin/sh", &dispatch.Options{Env: env,
 		LeadingArgs: []string{"-c", `printf '{"result_version":1,"ok":true,"data":"%s|%s"}' "${CANARY_SECRET-unset}" "${KEEP-unset}"`, "sh"}})
 	if err != nil {
 		t.Fatal(err)

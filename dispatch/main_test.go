@@ -52,7 +52,7 @@ func newFake(t testing.TB, opts Options) *Runner {
 	if opts.Grace == 0 {
 		opts.Grace = 300 * time.Millisecond
 	}
-	r, err := NewRunner(fakeCLI, opts)
+	r, err := NewRunner(fakeCLI, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

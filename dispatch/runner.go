@@ -80,7 +80,10 @@ type Runner struct {
 // without a slash is looked up in PATH; the result is made absolute. The
 // error, an [*Error] of kind [KindLaunchFailed], says whether the program is
 // missing, a directory or not executable, or which option is invalid.
-func NewRunner(program string, opts Options) (*Runner, error) {
+func NewRunner(program string, opts *Options) (*Runner, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
 	bad := func(problem string, err error) error {
 		// No Program: the problem names the path itself, as resolved so far.
 		return &Error{Kind: KindLaunchFailed, Problem: problem, ExitCode: -1, Err: err}

@@ -446,7 +446,7 @@ func TestNilEnvIsASnapshot(t *testing.T) {
 // PATH changes do not move the runner.
 func TestNewRunnerResolvesOnce(t *testing.T) {
 	t.Setenv("PATH", filepath.Dir(fakeCLI))
-	r, err := NewRunner(filepath.Base(fakeCLI), Options{LeadingArgs: []string{"tiny"}})
+	r, err := NewRunner(filepath.Base(fakeCLI), &Options{LeadingArgs: []string{"tiny"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +464,7 @@ func TestNewRunnerResolvesOnce(t *testing.T) {
 // Options gets them: tests elsewhere set short timeouts and graces, so a
 // lost default would go unnoticed there.
 func TestZeroOptionsTakeTheDocumentedDefaults(t *testing.T) {
-	r, err := NewRunner(fakeCLI, Options{})
+	r, err := NewRunner(fakeCLI, &Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +500,7 @@ func TestNewRunnerRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := NewRunner(tt.program, tt.opts)
+			r, err := NewRunner(tt.program, &tt.opts)
 			if err == nil {
 				t.Fatalf("NewRunner = %v, nil; want an error", r.Path())
 			}
@@ -523,7 +523,7 @@ func TestLaunchFailedAtRunTime(t *testing.T) {
 	if err := os.WriteFile(prog, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewRunner(prog, Options{})
+	r, err := NewRunner(prog, &Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// RuleIDOnly is the rule of a [CLIKill] without a status command: the id
+// RuleIDOnly is the rule of a [CLI] without a status command: the id
 // is delegated to the CLI's kill as the caller gave it, and the CLI
 // resolves it and refuses what it cannot kill. It is not one of
 // [Decide]'s rules (Decide needs a kind, which only a status command can
@@ -49,11 +49,11 @@ func ParseGrace(args map[string]any) (time.Duration, error) {
 	return d, nil
 }
 
-// PathKillArgv is the [KillArgv] of a CLI whose kill command is prefix
+// PathArgv is the [ArgvFunc] of a CLI whose kill command is prefix
 // (its path with the machine-mode arguments where the CLI takes them):
-// prefix [--grace=D] -- ID. [ReferenceKillArgv] is PathKillArgv of
+// prefix [--grace=D] -- ID. [ReferenceArgv] is PathArgv of
 // ["kill", "--json"].
-func PathKillArgv(prefix []string) KillArgv {
+func PathArgv(prefix []string) ArgvFunc {
 	prefix = append([]string(nil), prefix...)
 	return func(e Entity, grace time.Duration) []string {
 		argv := append([]string(nil), prefix...)
@@ -92,7 +92,7 @@ func LookupRecord(ctx context.Context, runner Runner, status []string, id string
 		return Record{}, &statusError{msg: fmt.Sprintf("kill: status command %q for %s: expected one record with an id, got %s", status, id, clip(data, 200))}
 	}
 	r := d.Records[0]
-	return Record{Kind: EntityKind(r.Kind), ID: r.ID}, nil
+	return Record{Kind: Kind(r.Kind), ID: r.ID}, nil
 }
 
 func clip(b []byte, n int) string {
@@ -102,18 +102,18 @@ func clip(b []byte, n int) string {
 	return string(b)
 }
 
-// CLIKill is job.kill for a CLI that kills its own runs: the generic
+// CLI is job.kill for a CLI that kills its own runs: the generic
 // delegated kill. With a Status command it looks the record up
 // ([LookupRecord]) and lets [Decide] choose (a show is refused, a play,
 // session or invocation is delegated, any other kind is refused as
 // undelegable; Kinds maps a CLI's own kinds first); without one it
 // delegates the id as given ([RuleIDOnly]).
-// A delegation runs `Kill... [--grace=D] -- ID` ([PathKillArgv]) and
+// A delegation runs `Kill... [--grace=D] -- ID` ([PathArgv]) and
 // returns the CLI's outcome unchanged. It never signals a process: a
 // record learned from the CLI carries no server-created group, and a
 // failed or partial kill is reported as it is, with no raw-signal
 // fallback (see the package documentation).
-type CLIKill struct {
+type CLI struct {
 	// Runner runs the status command, and the kill when KillRunner is nil.
 	Runner Runner
 	// Status is the status command's argv before "--" (machine arguments
@@ -125,7 +125,7 @@ type CLIKill struct {
 	// Kinds maps the status command's kinds to kill's ({"job":
 	// "invocation"}), for a CLI whose words differ from limcp's; a kind
 	// not listed is decided on as it is.
-	Kinds map[string]EntityKind
+	Kinds map[string]Kind
 	// KillRunner, when set, gives the runner of the kill itself for a
 	// grace: one whose timeout leaves the CLI room for its graces (SIGTERM,
 	// grace, SIGKILL, per entity of a tree), so a dispatch timeout never
@@ -135,9 +135,9 @@ type CLIKill struct {
 
 // Run kills id with grace (zero: the CLI's default) and returns the
 // job.kill [Result]; the error is non-nil whenever the target was not
-// stopped ([Executor.Kill]), or when the lookup failed (the CLI's error,
+// stopped ([Killer.Kill]), or when the lookup failed (the CLI's error,
 // or a status result that names no single record).
-func (k CLIKill) Run(ctx context.Context, id string, grace time.Duration) (Result, error) {
+func (k CLI) Run(ctx context.Context, id string, grace time.Duration) (Result, error) {
 	if id == "" {
 		return Result{}, &ArgError{param: "id", msg: "kill: the id is empty"}
 	}
@@ -149,7 +149,7 @@ func (k CLIKill) Run(ctx context.Context, id string, grace time.Duration) (Resul
 		}
 		runner = r
 	}
-	e := NewExecutor(runner, &Options{KillArgv: PathKillArgv(k.Kill), Grace: grace})
+	e := NewKiller(runner, &Options{Argv: PathArgv(k.Kill), Grace: grace})
 	if len(k.Status) == 0 {
 		ent := Entity{ID: id}
 		res := Result{Decision: Decision{Action: ActionDelegate, Rule: RuleIDOnly,

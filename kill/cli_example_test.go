@@ -13,9 +13,9 @@ import (
 )
 
 // A CLI with a status command and a kill command of its own is killed with
-// no code of its own: CLIKill looks the record up, lets Decide choose, and
+// no code of its own: CLI looks the record up, lets Decide choose, and
 // delegates to the CLI's kill. Nothing is ever signalled by the caller.
-func ExampleCLIKill() {
+func ExampleCLI() {
 	cli := kill.RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
 		fmt.Println("runs: mycli", argv)
 		if slices.Contains(argv, "status") {
@@ -23,7 +23,7 @@ func ExampleCLIKill() {
 		}
 		return json.RawMessage(`{"reaped":[{"kind":"invocation","id":"inv-0123456789"}]}`), nil
 	})
-	k := kill.CLIKill{Runner: cli, Status: []string{"status", "--json"}, Kill: []string{"kill", "--json"}}
+	k := kill.CLI{Runner: cli, Status: []string{"status", "--json"}, Kill: []string{"kill", "--json"}}
 	res, err := k.Run(context.Background(), "inv-0123", 2*time.Second)
 	if err != nil {
 		fmt.Println(err)

@@ -35,10 +35,10 @@ func (f *fakeCLI) Run(_ context.Context, argv []string) (json.RawMessage, error)
 	return f.killed, nil
 }
 
-// TestPathKillArgv: the grace only when given, the id after "--", and
-// ReferenceKillArgv is the same builder on limcp's path.
-func TestPathKillArgv(t *testing.T) {
-	b := PathKillArgv([]string{"--json", "jobs", "kill"})
+// TestPathArgv: the grace only when given, the id after "--", and
+// ReferenceArgv is the same builder on limcp's path.
+func TestPathArgv(t *testing.T) {
+	b := PathArgv([]string{"--json", "jobs", "kill"})
 	if got, want := b(Entity{ID: "-x"}, 0), []string{"--json", "jobs", "kill", "--", "-x"}; !slices.Equal(got, want) {
 		t.Fatalf("argv %q; want %q", got, want)
 	}
@@ -47,8 +47,8 @@ func TestPathKillArgv(t *testing.T) {
 	}
 	for _, g := range []time.Duration{0, time.Second} {
 		e := Entity{Kind: KindPlay, ID: "p"}
-		if a, b := PathKillArgv([]string{"kill", "--json"})(e, g), ReferenceKillArgv(e, g); !slices.Equal(a, b) {
-			t.Fatalf("PathKillArgv(kill --json) = %q; ReferenceKillArgv = %q", a, b)
+		if a, b := PathArgv([]string{"kill", "--json"})(e, g), ReferenceArgv(e, g); !slices.Equal(a, b) {
+			t.Fatalf("PathArgv(kill --json) = %q; ReferenceArgv = %q", a, b)
 		}
 	}
 }
@@ -84,15 +84,15 @@ func TestLookupRecord(t *testing.T) {
 	}
 }
 
-// TestCLIKill: with a status command, Decide chooses on the looked-up
+// TestCLI: with a status command, Decide chooses on the looked-up
 // record (a play is delegated with its full id, a show refused, an
 // unknown kind refused, never a signal); without one the id is delegated
 // as given (id_only). The CLI's failure is returned as it is.
-func TestCLIKill(t *testing.T) {
+func TestCLI(t *testing.T) {
 	ok := json.RawMessage(`{"reaped":[]}`)
 	t.Run("delegates the looked-up record", func(t *testing.T) {
 		f := &fakeCLI{status: `{"records":[{"id":"abcdef1234","kind":"play"}]}`, killed: ok}
-		res, err := CLIKill{Runner: f, Status: []string{"job", "status", "--json"}, Kill: []string{"kill", "--json"}}.Run(context.Background(), "abcdef", 2*time.Second)
+		res, err := CLI{Runner: f, Status: []string{"job", "status", "--json"}, Kill: []string{"kill", "--json"}}.Run(context.Background(), "abcdef", 2*time.Second)
 		if err != nil || res.Decision.Rule != RuleEntity || res.Delegated == nil || !res.Delegated.OK || string(res.Delegated.Data) != string(ok) {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
@@ -103,7 +103,7 @@ func TestCLIKill(t *testing.T) {
 	for _, kind := range []string{"show", "job"} {
 		t.Run("refuses a "+kind, func(t *testing.T) {
 			f := &fakeCLI{status: `{"records":[{"id":"s1","kind":"` + kind + `"}]}`, killed: ok}
-			res, err := CLIKill{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}}.Run(context.Background(), "s1", 0)
+			res, err := CLI{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}}.Run(context.Background(), "s1", 0)
 			var ke *Error
 			if !errors.As(err, &ke) || res.Decision.Action != ActionRefuse || len(f.ran) != 1 {
 				t.Fatalf("Run = %+v, %v, ran %q; want a refusal and no kill", res, err, f.ran)
@@ -112,26 +112,26 @@ func TestCLIKill(t *testing.T) {
 	}
 	t.Run("a CLI's own kind mapped to kill's is delegated", func(t *testing.T) {
 		f := &fakeCLI{status: `{"records":[{"id":"j1","kind":"job"}]}`, killed: ok}
-		k := CLIKill{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}, Kinds: map[string]EntityKind{"job": KindInvocation}}
+		k := CLI{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}, Kinds: map[string]Kind{"job": KindInvocation}}
 		res, err := k.Run(context.Background(), "j1", 0)
 		if err != nil || res.Decision.Action != ActionDelegate || res.Decision.Entity.Kind != KindInvocation {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
-		k.Kinds = map[string]EntityKind{"job": KindShow}
+		k.Kinds = map[string]Kind{"job": KindShow}
 		if res, err := k.Run(context.Background(), "j1", 0); err == nil || res.Decision.Rule != RuleShowLevel {
 			t.Fatalf("a kind mapped to show: %+v, %v; want refused", res, err)
 		}
 	})
 	t.Run("without a status command the id is delegated as given", func(t *testing.T) {
 		f := &fakeCLI{killed: ok}
-		res, err := CLIKill{Runner: f, Kill: []string{"kill"}}.Run(context.Background(), "x1", 0)
+		res, err := CLI{Runner: f, Kill: []string{"kill"}}.Run(context.Background(), "x1", 0)
 		if err != nil || res.Decision.Rule != RuleIDOnly || res.Decision.Action != ActionDelegate || !slices.Equal(f.ran[0], []string{"kill", "--", "x1"}) {
 			t.Fatalf("Run = %+v, %v, ran %q", res, err, f.ran)
 		}
 	})
 	t.Run("the lookup's failure stops the kill", func(t *testing.T) {
 		f := &fakeCLI{killed: ok}
-		_, err := CLIKill{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}}.Run(context.Background(), "x1", 0)
+		_, err := CLI{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}}.Run(context.Background(), "x1", 0)
 		if err == nil || len(f.ran) != 1 {
 			t.Fatalf("Run = %v, ran %q; want the CLI's error and no kill", err, f.ran)
 		}
@@ -141,7 +141,7 @@ func TestCLIKill(t *testing.T) {
 			return nil, &cliErr{"cli_error", "kill_partial"}
 		})
 		var graces []time.Duration
-		res, err := CLIKill{Kill: []string{"kill"}, KillRunner: func(g time.Duration) (Runner, error) {
+		res, err := CLI{Kill: []string{"kill"}, KillRunner: func(g time.Duration) (Runner, error) {
 			graces = append(graces, g)
 			return failing, nil
 		}}.Run(context.Background(), "x1", time.Second)
@@ -151,7 +151,7 @@ func TestCLIKill(t *testing.T) {
 		}
 	})
 	t.Run("an empty id is an argument error", func(t *testing.T) {
-		_, err := CLIKill{Kill: []string{"kill"}}.Run(context.Background(), "", 0)
+		_, err := CLI{Kill: []string{"kill"}}.Run(context.Background(), "", 0)
 		var ae *ArgError
 		if !errors.As(err, &ae) || ae.Param() != "id" {
 			t.Fatalf("Run(\"\") = %v", err)

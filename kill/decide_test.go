@@ -14,7 +14,7 @@ func TestDecide(t *testing.T) {
 	refused := func(rule Rule, code string) Decision {
 		return Decision{Action: ActionRefuse, Rule: rule, Refusal: &Refusal{Code: code}}
 	}
-	delegated := func(kind EntityKind, id string) Decision {
+	delegated := func(kind Kind, id string) Decision {
 		return Decision{Action: ActionDelegate, Rule: RuleEntity, Entity: &Entity{Kind: kind, ID: id}}
 	}
 	// One row per rule, named by the rule; rows named rule/variant show

@@ -30,7 +30,7 @@
 // # Delegation, and why there is no fallback
 //
 // A run with a durable entity identity is killed by the CLI's own kill
-// ([ReferenceKillArgv]: kill --json [--grace=D] -- ID), so transitive
+// ([ReferenceArgv]: kill --json [--grace=D] -- ID), so transitive
 // reaping (play, session, invocations), lifecycle transitions, reason codes
 // and terminal notification are the CLI's, not re-implemented here. Its
 // outcome comes back unchanged in [Result].Delegated: the data of an ok
@@ -47,10 +47,10 @@
 //
 // # Any CLI that kills its own runs
 //
-// [CLIKill] is the delegated kill for any CLI: an optional status command
+// [CLI] is the delegated kill for any CLI: an optional status command
 // gives the record's identity ([LookupRecord]: data {"records": [{"id",
 // "kind"}]}, exactly one), [Decide] chooses, and the CLI's kill command
-// runs as `KILL... [--grace=D] -- ID` ([PathKillArgv]). Without a status
+// runs as `KILL... [--grace=D] -- ID` ([PathArgv]). Without a status
 // command the id is delegated as given ([RuleIDOnly]). It never signals:
 // a record learned from the CLI carries no group the server created.
 // [ParseGrace] reads the "grace" argument. verbsurface.KillHandler is its
@@ -84,7 +84,7 @@
 //
 // # The job.kill result
 //
-// [Executor.Kill] returns a [Result]: the [Decision] taken and its outcome
+// [Killer.Kill] returns a [Result]: the [Decision] taken and its outcome
 // ([Delegated], a [GroupOutcome], or the decision's [Refusal]), and, when
 // the target was not stopped, an [*Error] with ErrorCode and ErrorDetails
 // like a runner error. job.kill is exempt from the fingerprint requirement

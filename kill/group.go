@@ -30,29 +30,29 @@ const pollEvery = 20 * time.Millisecond
 type GroupStatus string
 
 const (
-	// GroupReaped: the leader was verified, signals were sent, and the group
+	// GroupStatusReaped: the leader was verified, signals were sent, and the group
 	// has no live member left.
-	GroupReaped GroupStatus = "reaped"
-	// GroupAlreadyGone: the leader has exited and the group has no live
+	GroupStatusReaped GroupStatus = "reaped"
+	// GroupStatusAlreadyGone: the leader has exited and the group has no live
 	// member; nothing was signalled because nothing was left.
-	GroupAlreadyGone GroupStatus = "already_gone"
-	// GroupSurvivors: signals were sent (SIGKILL last, unless the group
+	GroupStatusAlreadyGone GroupStatus = "already_gone"
+	// GroupStatusSurvivors: signals were sent (SIGKILL last, unless the group
 	// could no longer be proven to be the recorded one) and some members
 	// are still alive; they are listed in Survivors.
-	GroupSurvivors GroupStatus = "survivors"
-	// GroupIdentityMismatch: the leader's pid now belongs to a different
+	GroupStatusSurvivors GroupStatus = "survivors"
+	// GroupStatusIdentityMismatch: the leader's pid now belongs to a different
 	// process (its start time differs): the pid was reused. Nothing was
 	// signalled.
-	GroupIdentityMismatch GroupStatus = "identity_mismatch"
-	// GroupLeaderGone: the leader has exited but the group still has live
+	GroupStatusIdentityMismatch GroupStatus = "identity_mismatch"
+	// GroupStatusLeaderGone: the leader has exited but the group still has live
 	// members. Nothing was signalled, because nothing proves those members
 	// are the ones the server started (see [SignalGroup]); they are listed
 	// in Survivors.
-	GroupLeaderGone GroupStatus = "leader_gone"
-	// GroupError: the call failed (invalid group, process table unreadable, a
+	GroupStatusLeaderGone GroupStatus = "leader_gone"
+	// GroupStatusError: the call failed (invalid group, process table unreadable, a
 	// signal refused by the kernel, cancelled before any signal); the error
 	// is returned too, and Sent lists what had been sent by then.
-	GroupError GroupStatus = "error"
+	GroupStatusError GroupStatus = "error"
 )
 
 // SignalSent is one signal delivered to the group.
@@ -102,13 +102,13 @@ func (o GroupOutcome) Signalled() bool { return len(o.Sent) > 0 }
 //     error, nothing signalled.
 //  2. If ctx is already done, an error, nothing signalled.
 //  3. The leader is looked up by pid. A process with that pid but another
-//     start time is a reused pid: [GroupIdentityMismatch], nothing
+//     start time is a reused pid: [GroupStatusIdentityMismatch], nothing
 //     signalled. A leader that has exited but not yet been reaped (a
 //     zombie) still proves the group: its pid cannot be reused until it is
 //     reaped.
 //  4. If the leader has exited and been reaped, the group is
-//     [GroupAlreadyGone] when it has no live member, else
-//     [GroupLeaderGone]: nothing is signalled, and the members are
+//     [GroupStatusAlreadyGone] when it has no live member, else
+//     [GroupStatusLeaderGone]: nothing is signalled, and the members are
 //     reported as survivors. The reason: a group id is the leader's pid, and
 //     once the group empties that number can be handed to an unrelated
 //     process that makes its own group (pid_max is often only 32768). With
@@ -126,7 +126,7 @@ func (o GroupOutcome) Signalled() bool { return len(o.Sent) > 0 }
 //     time and still in the group.
 //  6. After the grace, SIGKILL to whatever remains; then a short wait
 //     (a few seconds at most) for the group to empty. Members still alive
-//     are reported as [GroupSurvivors].
+//     are reported as [GroupStatusSurvivors].
 //
 // A context that ends during the grace shortens it: SIGKILL is sent at once
 // (GraceCut), because stopping half-way would leave a group that ignored
@@ -147,7 +147,7 @@ const (
 func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressing) (GroupOutcome, error) {
 	out := GroupOutcome{PGID: g.PGID, Leader: g.Leader, Sent: []SignalSent{}, Survivors: []int{}}
 	fail := func(err error) (GroupOutcome, error) {
-		out.Status, out.Reason = GroupError, err.Error()
+		out.Status, out.Reason = GroupStatusError, err.Error()
 		return out, fmt.Errorf("kill: signalling process group %d: %w", g.PGID, err)
 	}
 	if grace <= 0 {
@@ -178,7 +178,7 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 
 	switch err := h.send(&out, unix.SIGTERM); {
 	case errors.Is(err, errGroupGone):
-		out.Status = GroupAlreadyGone
+		out.Status = GroupStatusAlreadyGone
 		out.Reason = fmt.Sprintf("leader pid %d was verified but group %d had no member left to signal", g.Leader.PID, g.PGID)
 		return out, nil
 	case err != nil:
@@ -190,7 +190,7 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 		return fail(err)
 	}
 	if empty {
-		out.Status = GroupReaped
+		out.Status = GroupStatusReaped
 		out.Reason = fmt.Sprintf("group %d emptied after SIGTERM", g.PGID)
 		return out, nil
 	}
@@ -201,7 +201,7 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 
 	switch err := h.send(&out, unix.SIGKILL); {
 	case errors.Is(err, errGroupGone):
-		out.Status = GroupReaped
+		out.Status = GroupStatusReaped
 		out.Reason = fmt.Sprintf("group %d emptied after SIGTERM, as SIGKILL was due", g.PGID)
 		return out, nil
 	case errors.Is(err, errUnproven):
@@ -209,7 +209,7 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 		if err != nil {
 			return fail(err)
 		}
-		out.Status = GroupSurvivors
+		out.Status = GroupStatusSurvivors
 		out.Survivors = members
 		out.Reason = fmt.Sprintf("after SIGTERM, %d processes remain in group %d but none of the processes seen in the recorded group is alive to prove these are its members; SIGKILL not sent", len(members), g.PGID)
 		return out, nil
@@ -222,11 +222,11 @@ func signalGroup(ctx context.Context, g Group, grace time.Duration, how addressi
 		return fail(err)
 	}
 	if empty {
-		out.Status = GroupReaped
+		out.Status = GroupStatusReaped
 		out.Reason = fmt.Sprintf("group %d emptied after SIGKILL", g.PGID)
 		return out, nil
 	}
-	out.Status = GroupSurvivors
+	out.Status = GroupStatusSurvivors
 	out.Survivors = members
 	out.Reason = fmt.Sprintf("%d processes in group %d are still alive %s after SIGKILL (stuck in the kernel?)", len(members), g.PGID, killSettle)
 	return out, nil
@@ -246,21 +246,21 @@ type leaderLoss struct {
 // proven: nothing is signalled.
 func leaderLost(out GroupOutcome, g Group, loss *leaderLoss) (GroupOutcome, error) {
 	if loss.reused {
-		out.Status = GroupIdentityMismatch
+		out.Status = GroupStatusIdentityMismatch
 		out.Reason = fmt.Sprintf("pid %d now belongs to another process (start time %d, recorded %d): the leader exited and its pid was reused; nothing signalled", g.Leader.PID, loss.startTime, g.Leader.StartTime)
 		return out, nil
 	}
 	members, err := liveMembers(g.PGID)
 	if err != nil {
-		out.Status, out.Reason = GroupError, err.Error()
+		out.Status, out.Reason = GroupStatusError, err.Error()
 		return out, fmt.Errorf("kill: signalling process group %d: %w", g.PGID, err)
 	}
 	if len(members) == 0 {
-		out.Status = GroupAlreadyGone
+		out.Status = GroupStatusAlreadyGone
 		out.Reason = fmt.Sprintf("leader pid %d has exited and group %d has no live member; nothing to signal", g.Leader.PID, g.PGID)
 		return out, nil
 	}
-	out.Status = GroupLeaderGone
+	out.Status = GroupStatusLeaderGone
 	out.Survivors = members
 	out.Reason = fmt.Sprintf("leader pid %d has exited and %d processes remain in group %d; with the leader gone nothing proves they belong to the recorded group (a group id is reused once its group empties), so nothing was signalled", g.Leader.PID, len(members), g.PGID)
 	return out, nil

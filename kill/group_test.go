@@ -71,7 +71,7 @@ func TestSignalGroupKillsGrandchildrenThatIgnoreTerm(t *testing.T) {
 		if err != nil {
 			t.Fatalf("signalGroup: %v (%+v)", err, out)
 		}
-		if out.Status != GroupReaped || out.Method != method {
+		if out.Status != GroupStatusReaped || out.Method != method {
 			t.Errorf("status %q method %q, want reaped by %s; reason: %s", out.Status, out.Method, method, out.Reason)
 		}
 		if out.GraceCut {
@@ -101,7 +101,7 @@ func TestSignalGroupStopsAtTermWhenItSuffices(t *testing.T) {
 	addressings(t, func(t *testing.T, how addressing, method string) {
 		tr := startTree(t, spec, true)
 		out, err := signalGroup(context.Background(), tr.group, 5*time.Second, how)
-		if err != nil || out.Status != GroupReaped {
+		if err != nil || out.Status != GroupStatusReaped {
 			t.Fatalf("signalGroup = %+v, %v; want reaped", out, err)
 		}
 		if diff := cmp.Diff([]string{"SIGTERM"}, signals(out)); diff != "" {
@@ -123,7 +123,7 @@ func TestSignalGroupNeverSignalsReusedPid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Status != GroupIdentityMismatch || out.Signalled() || out.Method != "" {
+		if out.Status != GroupStatusIdentityMismatch || out.Signalled() || out.Method != "" {
 			t.Errorf("outcome %+v, want identity_mismatch with nothing signalled", out)
 		}
 		time.Sleep(100 * time.Millisecond) // a stray signal would have landed by now
@@ -142,7 +142,7 @@ func TestSignalGroupLeaderGoneMembersRemainUnsignalled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Status != GroupLeaderGone || out.Signalled() {
+		if out.Status != GroupStatusLeaderGone || out.Signalled() {
 			t.Errorf("outcome %+v, want leader_gone with nothing signalled", out)
 		}
 		if diff := cmp.Diff([]int{tr.id("orphan").PID}, out.Survivors); diff != "" {
@@ -168,7 +168,7 @@ func TestSignalGroupZombieLeaderStillProvesGroup(t *testing.T) {
 			}
 		}
 		out, err := signalGroup(context.Background(), tr.group, 2*time.Second, how)
-		if err != nil || out.Status != GroupReaped || out.Method != method {
+		if err != nil || out.Status != GroupStatusReaped || out.Method != method {
 			t.Fatalf("signalGroup = %+v, %v; want reaped by %s", out, err, method)
 		}
 		if !tr.gotTerm("orphan") {
@@ -186,7 +186,7 @@ func TestSignalGroupAlreadyGone(t *testing.T) {
 		tr := startTree(t, nodeSpec{Name: "leader", ExitWhenReady: true}, true)
 		waitClosed(t, tr.reaped, "the leader to exit and be reaped")
 		out, err := signalGroup(context.Background(), tr.group, 100*time.Millisecond, how)
-		if err != nil || out.Status != GroupAlreadyGone || out.Signalled() {
+		if err != nil || out.Status != GroupStatusAlreadyGone || out.Signalled() {
 			t.Fatalf("signalGroup = %+v, %v; want already_gone, nothing signalled", out, err)
 		}
 	})
@@ -209,12 +209,12 @@ func TestSignalGroupAfterLeaderReapedMidKill(t *testing.T) {
 		heir := tr.id("leader-heir")
 		switch how {
 		case addressByPidfd:
-			if out.Status != GroupReaped || !slices.Equal(signals(out), []string{"SIGTERM", "SIGKILL"}) {
+			if out.Status != GroupStatusReaped || !slices.Equal(signals(out), []string{"SIGTERM", "SIGKILL"}) {
 				t.Errorf("outcome %+v, want reaped after SIGTERM and SIGKILL", out)
 			}
 			tr.requireGone("leader-heir")
 		case addressByPGID:
-			if out.Status != GroupSurvivors || !slices.Equal(signals(out), []string{"SIGTERM"}) {
+			if out.Status != GroupStatusSurvivors || !slices.Equal(signals(out), []string{"SIGTERM"}) {
 				t.Errorf("outcome %+v, want survivors after SIGTERM only", out)
 			}
 			if !slices.Equal(out.Survivors, []int{heir.PID}) {
@@ -248,7 +248,7 @@ func TestSignalGroupRejectsUnsafeGroups(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := SignalGroup(context.Background(), tc.g, time.Millisecond)
-			if err == nil || out.Status != GroupError || out.Signalled() {
+			if err == nil || out.Status != GroupStatusError || out.Signalled() {
 				t.Fatalf("SignalGroup = %+v, %v; want an error and nothing signalled", out, err)
 			}
 			t.Log(err)
@@ -279,7 +279,7 @@ func TestSignalGroupCancelDuringGraceKillsAtOnce(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
 	out, err := SignalGroup(ctx, tr.group, time.Minute)
-	if err != nil || out.Status != GroupReaped || !out.GraceCut {
+	if err != nil || out.Status != GroupStatusReaped || !out.GraceCut {
 		t.Fatalf("SignalGroup = %+v, %v; want reaped with the grace cut", out, err)
 	}
 	if d := time.Since(start); d > 20*time.Second {

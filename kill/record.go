@@ -17,28 +17,28 @@ import (
 // Identity is an alias so that callers outside this module can build one.
 type Identity = procid.Identity
 
-// EntityKind is the kind of a durable entity the CLI's lifecycle store knows.
-type EntityKind string
+// Kind is the kind of a durable entity the CLI's lifecycle store knows.
+type Kind string
 
 // Entity kinds. Play, session and invocation are killed by delegating to the
 // CLI (a play reaps its sessions, a session its invocations). Show is a
 // level above play; a show-level kill is not offered (see [Decide]).
 const (
-	KindPlay       EntityKind = "play"
-	KindSession    EntityKind = "session"
-	KindInvocation EntityKind = "invocation"
-	KindShow       EntityKind = "show"
+	KindPlay       Kind = "play"
+	KindSession    Kind = "session"
+	KindInvocation Kind = "invocation"
+	KindShow       Kind = "show"
 )
 
 // delegable reports whether the CLI's kill handles entities of kind k.
-func (k EntityKind) delegable() bool {
+func (k Kind) delegable() bool {
 	return k == KindPlay || k == KindSession || k == KindInvocation
 }
 
 // Entity is a durable entity identity: what the CLI's own kill needs.
 type Entity struct {
-	Kind EntityKind `json:"kind"`
-	ID   string     `json:"id"`
+	Kind Kind   `json:"kind"`
+	ID   string `json:"id"`
 }
 
 // Group is a process group the server itself created, with the identity its
@@ -90,8 +90,8 @@ var errNotLeader = errors.New("process is not a process group leader")
 type Record struct {
 	// Kind and ID name the durable entity, as the CLI reported it. Both
 	// empty means the run has no entity identity.
-	Kind EntityKind `json:"kind,omitempty"`
-	ID   string     `json:"id,omitempty"`
+	Kind Kind   `json:"kind,omitempty"`
+	ID   string `json:"id,omitempty"`
 
 	// Group is the process group of the run, if one was recorded.
 	Group *Group `json:"group,omitempty"`

@@ -73,7 +73,7 @@ const (
 	CodeSignalFailed = "signal_failed"
 )
 
-// Error is returned by [Executor.Kill] when the kill did not stop its
+// Error is returned by [Killer.Kill] when the kill did not stop its
 // target: a refusal, a failed delegation, or a group that was not (fully)
 // signalled. Like a runner error (contract C3) it has ErrorCode and
 // ErrorDetails, so a surface can put it in an envelope without knowing this
@@ -97,13 +97,13 @@ func (e *Error) Unwrap() error                { return e.Err }
 func groupError(o GroupOutcome, err error) error {
 	code := ""
 	switch o.Status {
-	case GroupReaped, GroupAlreadyGone:
+	case GroupStatusReaped, GroupStatusAlreadyGone:
 		return nil
-	case GroupIdentityMismatch:
+	case GroupStatusIdentityMismatch:
 		code = CodeLeaderMismatch
-	case GroupLeaderGone:
+	case GroupStatusLeaderGone:
 		code = CodeLeaderGone
-	case GroupSurvivors:
+	case GroupStatusSurvivors:
 		code = CodeGroupSurvivors
 	default:
 		code = CodeSignalFailed

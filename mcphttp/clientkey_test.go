@@ -48,7 +48,7 @@ func spawnSurface(t *testing.T, key func(context.Context) string) (*mcp.Server, 
 		{Path: []string{}, Params: []*projector.Param{}},
 		{Path: []string{"start"}, Runnable: true, Params: []*projector.Param{}},
 	}}
-	s, err := verbsurface.New(reg, verbsurface.Options{Source: verbsurface.StaticTree(tree), SpawnsPerMinute: 1, ClientKey: key})
+	s, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(tree), SpawnsPerMinute: 1, ClientKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func randomCommand(r *rand.Rand) *Command {
 	num := func() float64 { return awkwardNumbers[r.Intn(len(awkwardNumbers))] }
 	cmd := &Command{Path: []string{"x"}, Runnable: true, Summary: str()}
 	kinds := []Kind{KindString, KindInteger, KindNumber, KindBoolean}
-	arities := []ArityKind{ArityOne, ArityOptional, ArityZeroOrMore, ArityOneOrMore, ArityExactly, ArityRepeated}
+	arities := []Arity{ArityOne, ArityOptional, ArityZeroOrMore, ArityOneOrMore, ArityExactly, ArityRepeated}
 	for i := 0; i < 1+r.Intn(8); i++ {
 		p := &Param{Name: fmt.Sprintf("p%d%s", i, str()), Options: []string{fmt.Sprintf("--p%d", i)}, Kind: kinds[r.Intn(4)], Help: str()}
 		if p.Kind == KindBoolean {

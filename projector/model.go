@@ -75,27 +75,27 @@ const (
 	KindBoolean Kind = "boolean"
 )
 
-// ArityKind says how many values a parameter takes and how they are spelled.
-type ArityKind string
+// Arity says how many values a parameter takes and how they are spelled.
+type Arity string
 
 const (
-	ArityNone       ArityKind = "none"         // a flag with no value (store_true, store_false, pflag bool): Kind is boolean
-	ArityOne        ArityKind = "one"          // exactly one value: a scalar in the schema
-	ArityOptional   ArityKind = "optional"     // nargs='?': zero or one value, a scalar
-	ArityZeroOrMore ArityKind = "zero_or_more" // nargs='*': an array
-	ArityOneOrMore  ArityKind = "one_or_more"  // nargs='+' (and cobra ARGS... variadics): an array, minItems 1
-	ArityExactly    ArityKind = "exactly"      // nargs=N: an array of exactly N
-	ArityRepeated   ArityKind = "repeated"     // an option given once per value (append, pflag slices/arrays): an array
+	ArityNone       Arity = "none"         // a flag with no value (store_true, store_false, pflag bool): Kind is boolean
+	ArityOne        Arity = "one"          // exactly one value: a scalar in the schema
+	ArityOptional   Arity = "optional"     // nargs='?': zero or one value, a scalar
+	ArityZeroOrMore Arity = "zero_or_more" // nargs='*': an array
+	ArityOneOrMore  Arity = "one_or_more"  // nargs='+' (and cobra ARGS... variadics): an array, minItems 1
+	ArityExactly    Arity = "exactly"      // nargs=N: an array of exactly N
+	ArityRepeated   Arity = "repeated"     // an option given once per value (append, pflag slices/arrays): an array
 	// ArityCount is a flag whose value is how many times it is given
 	// (argparse count, -vvv): Kind integer, from 0 to Maximum, which the
 	// adapter must set (argv spells n as the flag repeated n times).
-	ArityCount ArityKind = "count"
+	ArityCount Arity = "count"
 	// ArityRepeatedTuple is an option given once per value where each
 	// value is N words (click multiple=True with nargs=N or a Tuple type;
 	// argparse action="append" with nargs=N): an array of arrays of exactly
 	// N items each, every item of the parameter's Kind and constraints.
 	// Options only. (Added after the pinned kinds.)
-	ArityRepeatedTuple ArityKind = "repeated_tuple"
+	ArityRepeatedTuple Arity = "repeated_tuple"
 )
 
 // MaxCount is the Maximum adapters give an ArityCount parameter when the
@@ -105,18 +105,18 @@ const MaxCount = 9
 
 // Param is one parameter of a command.
 type Param struct {
-	Name     string    `json:"name"`              // schema property name, unique within the command
-	Options  []string  `json:"options,omitempty"` // option strings ("-n", "--count"); empty for a positional
-	Kind     Kind      `json:"kind"`
-	Arity    ArityKind `json:"arity"`
-	N        int       `json:"n,omitempty"`        // the count for ArityExactly; the words per value for ArityRepeatedTuple
-	Choices  []any     `json:"choices,omitempty"`  // allowed values (JSON scalars)
-	Default  any       `json:"default,omitempty"`  // the parser's default, if any (JSON value)
-	Required bool      `json:"required,omitempty"` // the parser rejects the command without it
-	Help     string    `json:"help,omitempty"`
-	Action   string    `json:"action"`            // source action name, for messages: "store_true", "_AppendAction", "pflag:stringSlice"
-	Type     string    `json:"type,omitempty"`    // source type name, for messages: "int", "parse_budget", "duration"
-	Pattern  string    `json:"pattern,omitempty"` // RE2 pattern the value (or each item) must match; also emitted in the schema
+	Name     string   `json:"name"`              // schema property name, unique within the command
+	Options  []string `json:"options,omitempty"` // option strings ("-n", "--count"); empty for a positional
+	Kind     Kind     `json:"kind"`
+	Arity    Arity    `json:"arity"`
+	N        int      `json:"n,omitempty"`        // the count for ArityExactly; the words per value for ArityRepeatedTuple
+	Choices  []any    `json:"choices,omitempty"`  // allowed values (JSON scalars)
+	Default  any      `json:"default,omitempty"`  // the parser's default, if any (JSON value)
+	Required bool     `json:"required,omitempty"` // the parser rejects the command without it
+	Help     string   `json:"help,omitempty"`
+	Action   string   `json:"action"`            // source action name, for messages: "store_true", "_AppendAction", "pflag:stringSlice"
+	Type     string   `json:"type,omitempty"`    // source type name, for messages: "int", "parse_budget", "duration"
+	Pattern  string   `json:"pattern,omitempty"` // RE2 pattern the value (or each item) must match; also emitted in the schema
 
 	// NegOptions are the option strings that set a boolean parameter to
 	// false when its Options set it to true (argparse BooleanOptionalAction's
@@ -223,10 +223,10 @@ func (p *Param) Element(i int) *Param {
 type PathUse string
 
 const (
-	PathNone  PathUse = ""      // not a path
-	PathRead  PathUse = "read"  // a file the CLI reads
-	PathWrite PathUse = "write" // a file the CLI creates or writes
-	PathDir   PathUse = "dir"   // a directory the CLI works in
+	PathUseNone  PathUse = ""      // not a path
+	PathUseRead  PathUse = "read"  // a file the CLI reads
+	PathUseWrite PathUse = "write" // a file the CLI creates or writes
+	PathUseDir   PathUse = "dir"   // a directory the CLI works in
 )
 
 // Positional reports whether p is a positional parameter.

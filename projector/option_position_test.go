@@ -12,11 +12,11 @@ import (
 
 var negativeNumber = regexp.MustCompile(`^-\d+$|^-\d*\.\d+$`)
 
-func opt(name string, kind Kind, arity ArityKind) *Param {
+func opt(name string, kind Kind, arity Arity) *Param {
 	return &Param{Name: name, Options: []string{"--" + strings.ReplaceAll(name, "_", "-")}, Kind: kind, Arity: arity}
 }
 
-func pos(name string, arity ArityKind) *Param {
+func pos(name string, arity Arity) *Param {
 	return &Param{Name: name, Kind: KindString, Arity: arity, Required: arity == ArityOne || arity == ArityOneOrMore}
 }
 

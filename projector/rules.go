@@ -101,7 +101,7 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		if p.N < 1 {
 			return nil, modelError(cmd, "parameter %q has arity repeated_tuple with n %d", p.Name, p.N)
 		}
-		if p.Path != PathNone {
+		if p.Path != PathUseNone {
 			// The surface confines a path parameter's string or list of
 			// strings; a list of tuples it would refuse at run time, so
 			// the model must not promise it.
@@ -140,7 +140,7 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 		switch {
 		case p.Arity != ArityExactly && p.Arity != ArityRepeatedTuple || len(p.Elements) != p.N:
 			return nil, modelError(cmd, "parameter %q has %d elements but is not a tuple of that many values", p.Name, len(p.Elements))
-		case p.Path != PathNone:
+		case p.Path != PathUseNone:
 			return nil, modelError(cmd, "parameter %q is a path with elements: the surface confines whole values, not positions", p.Name)
 		case p.Choices != nil || p.Pattern != "" || p.Forbidden != nil || p.Minimum != nil || p.Maximum != nil || p.Kind != p.Elements[0].Kind:
 			return nil, modelError(cmd, "parameter %q has elements and constraints of its own", p.Name)

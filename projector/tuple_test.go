@@ -90,7 +90,7 @@ func TestRepeatedTupleSchemaAndArgv(t *testing.T) {
 func TestRepeatedTupleModelErrors(t *testing.T) {
 	for name, p := range map[string]*Param{
 		"positional": {Name: "p", Kind: KindString, Arity: ArityRepeatedTuple, N: 2, Required: true},
-		"path":       {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityRepeatedTuple, N: 2, Path: PathRead},
+		"path":       {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityRepeatedTuple, N: 2, Path: PathUseRead},
 		"n zero":     {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityRepeatedTuple},
 	} {
 		_, err := Project(&Command{Runnable: true, Params: []*Param{p}})
@@ -146,7 +146,7 @@ func TestTupleElements(t *testing.T) {
 		"not a tuple":         {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityRepeated, Elements: elems},
 		"own constraints too": {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityExactly, N: 2, Elements: elems, Pattern: "^a$"},
 		"kind not the first":  {Name: "p", Options: []string{"--p"}, Kind: KindInteger, Arity: ArityExactly, N: 2, Elements: elems},
-		"a path":              {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityExactly, N: 2, Elements: elems, Path: PathRead},
+		"a path":              {Name: "p", Options: []string{"--p"}, Kind: KindString, Arity: ArityExactly, N: 2, Elements: elems, Path: PathUseRead},
 	} {
 		_, err := Project(&Command{Runnable: true, Params: []*Param{p}})
 		var ue *UnavailableError

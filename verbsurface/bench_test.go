@@ -83,7 +83,7 @@ func sixtyVerbSurface(b testing.TB) *Surface {
 			b.Fatal(err)
 		}
 	}
-	s, err := New(reg, Options{Source: StaticTree(tree), Exec: ExecutorFunc(func(context.Context, []string) (json.RawMessage, error) {
+	s, err := New(reg, &Options{Source: StaticTree(tree), Runner: RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	})})
 	if err != nil {
@@ -128,8 +128,8 @@ func opOverheadSurface(b *testing.B, live bool) (*Surface, json.RawMessage) {
 	// The response cap and the in-flight slots keep their defaults (their
 	// cost is part of every op); the spawn rate is off, or every op past
 	// the 60th would measure the refusal instead.
-	s, err := New(reg, Options{Source: src, MachineFlag: "--json", Policy: benchPolicy, SpawnsPerMinute: -1,
-		Exec: ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) { return canned, nil })})
+	s, err := New(reg, &Options{Source: src, Machine: Machine{Args: []string{"--json"}}, Policy: benchPolicy, SpawnsPerMinute: -1,
+		Runner: RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) { return canned, nil })})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package verbsurface exposes a whole command-line program to agents as one
 // MCP tool, "request", whose argument schemas are projected live from the
 // CLI's own parser (package projector), validated closed, and executed
-// through a small [Executor] (package dispatch's Runner satisfies it).
+// through a small [Runner] (package dispatch's Runner satisfies it).
 //
 // A request is an envelope:
 //
@@ -25,11 +25,11 @@
 //
 //	func main() {
 //		root := cli.NewRootCommand() // the CLI's own cobra tree
-//		tree, err := fromcobra.WalkWith(root, &fromcobra.Options{ExcludeFlags: []string{"json"}})
+//		tree, err := fromcobra.Walk(root, &fromcobra.Options{ExcludeFlags: []string{"json"}})
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		runner, err := dispatch.NewRunner("limcp", dispatch.Options{})
+//		runner, err := dispatch.NewRunner("limcp", &dispatch.Options{})
 //		if err != nil {
 //			log.Fatal(err)
 //		}
@@ -43,8 +43,8 @@
 //				log.Fatal(err)
 //			}
 //		}
-//		surface, err := verbsurface.New(reg, verbsurface.Options{
-//			Source: verbsurface.StaticTree(tree), Exec: runner, MachineFlag: "--json"}) // or ExecutableTree: see Example_embedding
+//		surface, err := verbsurface.New(reg, &verbsurface.Options{
+//			Source: verbsurface.StaticTree(tree), Runner: runner, Machine: Machine{Args: []string{"--json"}}}) // or ExecutableTree: see Example_embedding
 //		if err != nil {
 //			log.Fatal(err)
 //		}
@@ -88,7 +88,7 @@
 // optional ones, the summary clipped to 60 characters), and the verbs that
 // cannot be offered with the reason and parameter: an unrepresentable
 // parameter, or no machine-result seam (the command does not accept
-// Options.MachineFlag, so it cannot print the one JSON result the surface
+// the option of Options.Machine, so it cannot print the one JSON result the surface
 // reads; a flag the walker excluded counts as accepted, see
 // projector.Command.Excluded). Synonyms and fenced
 // commands never appear. help: "VERB" returns a [VerbHelp]: verb, class,
@@ -212,8 +212,8 @@
 // [Options.MaxInFlight] ([DefaultMaxInFlight], 2 × CPUs) bounds the
 // commands running at once through the surface, whatever requests,
 // sessions or JSON-RPC batches they come from: an op's command, and each
-// command a handler runs through Call.Exec, holds a slot while it runs; the
-// rest wait in arrival order. A handler's own executor (not Call.Exec) is
+// command a handler runs through Call.Runner, holds a slot while it runs; the
+// rest wait in arrival order. A handler's own executor (not Call.Runner) is
 // outside the cap.
 //
 // [Options.SpawnsPerMinute] ([DefaultSpawnsPerMinute], 60) bounds the spawn

@@ -40,7 +40,7 @@ func Example_embedding() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	tree, err := fromcobra.WalkWith(newNotesRoot(), &fromcobra.Options{ExcludeFlags: []string{"json", "home"}})
+	tree, err := fromcobra.Walk(newNotesRoot(), &fromcobra.Options{ExcludeFlags: []string{"json", "home"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func Example_embedding() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	runner, err := dispatch.NewRunner(exe, dispatch.Options{
+	runner, err := dispatch.NewRunner(exe, &dispatch.Options{
 		Env: append(dispatch.AllowlistEnv(os.Environ(), "NOTES_*"), "NOTES_HOME=/srv/notes")})
 	if err != nil {
 		log.Fatal(err)
@@ -65,7 +65,7 @@ func Example_embedding() {
 			log.Fatal(err)
 		}
 	}
-	surface, err := verbsurface.New(reg, verbsurface.Options{Source: source, Exec: runner,
+	surface, err := verbsurface.New(reg, &verbsurface.Options{Source: source, Runner: runner,
 		Machine: verbsurface.Machine{Args: []string{"--json"}, At: verbsurface.MachineAtLeaf}})
 	if err != nil {
 		log.Fatal(err)

@@ -207,7 +207,7 @@ type worded interface{ ErrorMessage() string }
 // the dispatch codes and cli_error pass through (cli_error with the CLI's
 // own message); any other handler error is handler_error, its own code
 // kept in details; any other executor error is internal_error (an
-// Executor that breaks contract C3), its code kept in details. The message
+// Runner that breaks contract C3), its code kept in details. The message
 // is the error's ErrorMessage() when it has one, else its Error().
 func executionError(err error, fromHandler bool) *ErrorObject {
 	eo := &ErrorObject{Message: err.Error()}

@@ -33,7 +33,7 @@ func exampleTree() *projector.Tree {
 
 // echoExec stands in for dispatch.Runner: it prints the argv it was asked
 // to run and returns it as the command's data.
-var echoExec = verbsurface.ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+var echoExec = verbsurface.RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
 	fmt.Println("run:", strings.Join(argv, " "))
 	return json.Marshal(map[string]any{"argv": argv})
 })
@@ -54,10 +54,10 @@ func exampleSurface(opts verbsurface.Options) *verbsurface.Surface {
 	if opts.Source == nil {
 		opts.Source = verbsurface.StaticTree(exampleTree())
 	}
-	if opts.Exec == nil {
-		opts.Exec = echoExec
+	if opts.Runner == nil {
+		opts.Runner = echoExec
 	}
-	s, err := verbsurface.New(reg, opts)
+	s, err := verbsurface.New(reg, &opts)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func exampleSurface(opts verbsurface.Options) *verbsurface.Surface {
 // The whole embedding: a registry, a surface, the one tool on a server, and
 // a client calling it.
 func Example() {
-	surface := exampleSurface(verbsurface.Options{MachineFlag: "--json"})
+	surface := exampleSurface(verbsurface.Options{Machine: verbsurface.Machine{Args: []string{"--json"}}})
 	server := mcp.NewServer(&mcp.Implementation{Name: "jobs", Version: "v1"}, nil)
 	verbsurface.AddRequestTool(server, surface)
 
@@ -118,7 +118,7 @@ func ExampleRegistry_Register() {
 }
 
 func ExampleNew() {
-	surface := exampleSurface(verbsurface.Options{MachineFlag: "--json", MaxOps: 2})
+	surface := exampleSurface(verbsurface.Options{Machine: verbsurface.Machine{Args: []string{"--json"}}, MaxOps: 2})
 	fmt.Println(strings.Contains(string(surface.EnvelopeSchema()), `"maxItems":2`))
 	resp := surface.Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"a"},{"op":"b"},{"op":"c"}]}`), nil)
 	fmt.Println(string(resp.JSON()))

@@ -237,7 +237,7 @@ func TestMachineArgsShapes(t *testing.T) {
 	if msg, _ := r["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "--format") || !strings.Contains(msg, "machine.args") {
 		t.Errorf("missing option: %v", r)
 	}
-	if _, err := New(bad.reg, Options{Source: StaticTree(&projector.Tree{}), Exec: bad.runner, Machine: Machine{At: "middle"}}); err == nil {
+	if _, err := New(bad.reg, &Options{Source: StaticTree(&projector.Tree{}), Runner: bad.runner, Machine: Machine{At: "middle"}}); err == nil {
 		t.Error("an unknown position was accepted")
 	}
 }

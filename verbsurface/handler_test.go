@@ -45,7 +45,7 @@ func TestHandlerArgumentRefusalTeaches(t *testing.T) {
 		}}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := verbsurface.New(reg, verbsurface.Options{Source: verbsurface.StaticTree(tree), MachineFlag: "--json"})
+	s, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(tree), Machine: verbsurface.Machine{Args: []string{"--json"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

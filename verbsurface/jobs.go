@@ -13,11 +13,11 @@ type WaitHandlerOptions struct {
 	// data must be {"observations": [...]} (wait.CLIObserver).
 	Observe []string
 	// Outcomes maps the CLI's terminal statuses to outcomes; nil means
-	// wait.LimcpOutcomes.
+	// wait.DefaultOutcomes.
 	Outcomes wait.OutcomeTable
-	// Exec runs the observe command when the Call carries no executor
-	// (Call.Exec is normally the surface's own).
-	Exec Executor
+	// Runner runs the observe command when the Call carries no executor
+	// (Call.Runner is normally the surface's own).
+	Runner Runner
 	// Wake, when set, gives each call a wake channel (wait.Options.Wake)
 	// that lives as long as ctx: a store or notification signal that makes
 	// the wait observe at once. Polling stays the correctness path.
@@ -45,9 +45,9 @@ func WaitHandler(o WaitHandlerOptions) Handler {
 			// bug (a verb whose Path is not a wait command), not the caller's.
 			return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": " + err.Error()}
 		}
-		exec := call.Exec
+		exec := call.Runner
 		if exec == nil {
-			exec = o.Exec
+			exec = o.Runner
 		}
 		if exec == nil {
 			return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": no executor to run the observe command"}
@@ -66,7 +66,7 @@ func WaitHandler(o WaitHandlerOptions) Handler {
 		opts.OnPoll = wait.Increasing(func(terminal, total int, msg string) {
 			progress(ctx, float64(terminal), float64(total), msg)
 		})
-		res, err := wait.Wait(ctx, wait.CLIObserver{Runner: exec, Command: observe}, req.IDs, opts)
+		res, err := wait.Wait(ctx, wait.CLIObserver{Runner: exec, Command: observe}, req.IDs, &opts)
 		if err != nil {
 			// A *wait.DecodeError inside carries invalid_result; the
 			// runner's errors their own codes.

@@ -27,7 +27,7 @@ func TestJobCodesAreTheSurfaces(t *testing.T) {
 func TestWaitHandler(t *testing.T) {
 	var ran [][]string
 	polls := 0
-	exec := ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+	exec := RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
 		ran = append(ran, argv)
 		polls++
 		if polls == 1 {
@@ -43,7 +43,7 @@ func TestWaitHandler(t *testing.T) {
 		return ch
 	}})
 	var progress []float64
-	out, err := h(context.Background(), &Call{Verb: "job.wait", Exec: exec,
+	out, err := h(context.Background(), &Call{Verb: "job.wait", Runner: exec,
 		Args: map[string]any{"ids": []any{"a"}, "poll_interval_seconds": 0.05},
 		Progress: func(_ context.Context, p, total float64, _ string) {
 			progress = append(progress, p)
@@ -56,12 +56,12 @@ func TestWaitHandler(t *testing.T) {
 		t.Fatalf("ran %q, wake subscriptions %d, progress %v", ran, woke, progress)
 	}
 
-	bad := ExecutorFunc(func(context.Context, []string) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
-	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Exec: bad, Args: map[string]any{"ids": []any{"a"}}})
+	bad := RunnerFunc(func(context.Context, []string) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
+	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Runner: bad, Args: map[string]any{"ids": []any{"a"}}})
 	if eo := executionError(err, true); eo.Code != CodeInvalidResult {
 		t.Fatalf("a wrong answer = %+v; want %s", eo, CodeInvalidResult)
 	}
-	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Exec: bad, Args: map[string]any{}})
+	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Runner: bad, Args: map[string]any{}})
 	if eo := executionError(err, true); eo.Code != CodeHandlerError || eo.Details["code"] != CodeInternalError {
 		t.Fatalf("args without ids = %+v; want %s (%s)", eo, CodeHandlerError, CodeInternalError)
 	}
@@ -71,15 +71,15 @@ func TestWaitHandler(t *testing.T) {
 // executor; a bad grace is an argument problem on grace.
 func TestKillHandler(t *testing.T) {
 	var ran [][]string
-	exec := ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+	exec := RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
 		ran = append(ran, argv)
 		if argv[0] == "status" {
 			return json.RawMessage(`{"records":[{"id":"inv-1234","kind":"invocation"}]}`), nil
 		}
 		return json.RawMessage(`{"reaped":[]}`), nil
 	})
-	h := KillHandler(kill.CLIKill{Status: []string{"status"}, Kill: []string{"kill", "--json"}})
-	out, err := h(context.Background(), &Call{Verb: "job.kill", Exec: exec, Args: map[string]any{"id": "inv-1", "grace": "1s"}})
+	h := KillHandler(kill.CLI{Status: []string{"status"}, Kill: []string{"kill", "--json"}})
+	out, err := h(context.Background(), &Call{Verb: "job.kill", Runner: exec, Args: map[string]any{"id": "inv-1", "grace": "1s"}})
 	res, _ := out.(kill.Result)
 	if err != nil || res.Delegated == nil || !res.Delegated.OK {
 		t.Fatalf("handler = %+v, %v", out, err)
@@ -87,7 +87,7 @@ func TestKillHandler(t *testing.T) {
 	if want := []string{"kill", "--json", "--grace=1s", "--", "inv-1234"}; !slices.Equal(ran[1], want) {
 		t.Fatalf("ran %q; want the kill %q", ran, want)
 	}
-	_, err = h(context.Background(), &Call{Verb: "job.kill", Exec: exec, Args: map[string]any{"id": "inv-1", "grace": "never"}})
+	_, err = h(context.Background(), &Call{Verb: "job.kill", Runner: exec, Args: map[string]any{"id": "inv-1", "grace": "never"}})
 	var pe paramError
 	if !errors.As(err, &pe) || pe.Param() != "grace" {
 		t.Fatalf("a bad grace = %v; want a problem on grace", err)

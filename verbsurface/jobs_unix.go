@@ -8,7 +8,7 @@ import (
 	"github.com/verbsurface/verbsurface/kill"
 )
 
-// KillHandler is a job.kill [Handler] over kill.CLIKill: the generic
+// KillHandler is a job.kill [Handler] over kill.CLI: the generic
 // delegated kill (a status lookup when k.Status is set, kill.Decide, the
 // CLI's own kill with --grace, never a raw signal). Register it on a
 // control verb whose Path is the CLI's kill command, so the schema is
@@ -18,7 +18,7 @@ import (
 // runs through the Call's executor. A control op runs without the
 // request's cancellation (contract C6), so a client that goes away cannot
 // leave a half-done kill. Unix only, like package kill.
-func KillHandler(k kill.CLIKill) Handler {
+func KillHandler(k kill.CLI) Handler {
 	return func(ctx context.Context, call *Call) (any, error) {
 		id, _ := call.Args["id"].(string)
 		grace, err := kill.ParseGrace(call.Args)
@@ -27,10 +27,10 @@ func KillHandler(k kill.CLIKill) Handler {
 		}
 		kk := k
 		if kk.Runner == nil {
-			if call.Exec == nil {
+			if call.Runner == nil {
 				return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": no executor to run the CLI's kill"}
 			}
-			kk.Runner = call.Exec
+			kk.Runner = call.Runner
 		}
 		res, err := kk.Run(ctx, id, grace)
 		if err != nil {

@@ -83,7 +83,7 @@ func (s *fifoSlots) release() {
 // while it runs, so no mix of requests, sessions and JSON-RPC batches runs
 // more commands at once than the cap.
 type limitedExec struct {
-	inner Executor
+	inner Runner
 	slots *fifoSlots
 }
 

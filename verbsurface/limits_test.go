@@ -103,8 +103,8 @@ func TestInFlightCap(t *testing.T) {
 	var running, peak atomic.Int32
 	fx := newFixture(t, func(c *fixtureConfig) {
 		c.opts.MaxInFlight = 2
-		c.wrap = func(inner Executor) Executor {
-			return ExecutorFunc(func(ctx context.Context, argv []string) (json.RawMessage, error) {
+		c.wrap = func(inner Runner) Runner {
+			return RunnerFunc(func(ctx context.Context, argv []string) (json.RawMessage, error) {
 				n := running.Add(1)
 				for {
 					p := peak.Load()

@@ -67,7 +67,7 @@ type fixture struct {
 type fixtureConfig struct {
 	env   []string // extra environment for the fixture binary
 	opts  Options
-	wrap  func(Executor) Executor // wraps the real runner when set
+	wrap  func(Runner) Runner // wraps the real runner when set
 	verbs func(*fixture) []Verb
 }
 
@@ -92,7 +92,7 @@ func newFixture(t testing.TB, configure ...func(*fixtureConfig)) *fixture {
 	for _, c := range configure {
 		c(cfg)
 	}
-	runner, err := dispatch.NewRunner(fixtureBin, dispatch.Options{
+	runner, err := dispatch.NewRunner(fixtureBin, &dispatch.Options{
 		Env:     append(append(os.Environ(), "TESTCLI_STATE="+env.State, "TESTCLI_PLAYBOOKS="+env.Playbooks), cfg.env...),
 		Timeout: 20 * time.Second,
 		Grace:   200 * time.Millisecond,
@@ -114,16 +114,16 @@ func newFixture(t testing.TB, configure ...func(*fixtureConfig)) *fixture {
 	if opts.Source == nil {
 		opts.Source = func(context.Context) (*projector.Tree, error) { return env.tree() }
 	}
-	if opts.Exec == nil {
-		opts.Exec = runner
+	if opts.Runner == nil {
+		opts.Runner = runner
 		if cfg.wrap != nil {
-			opts.Exec = cfg.wrap(runner)
+			opts.Runner = cfg.wrap(runner)
 		}
 	}
-	if opts.MachineFlag == "" {
-		opts.MachineFlag = "--json"
+	if len(opts.Machine.Args) == 0 {
+		opts.Machine.Args = []string{"--json"}
 	}
-	fx.surface, err = New(fx.reg, opts)
+	fx.surface, err = New(fx.reg, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func (fx *fixture) waitHandler(ctx context.Context, call *Call) (any, error) {
 	for i := range 3 {
 		call.Progress(ctx, float64(i+1), 3, "polling "+id)
 	}
-	data, err := call.Exec.Run(ctx, []string{"job", "status", "--json", "--", id})
+	data, err := call.Runner.Run(ctx, []string{"job", "status", "--json", "--", id})
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func killHandler(ctx context.Context, call *Call) (any, error) {
 		argv = append(argv, "--force")
 	}
 	argv = append(argv, "--", call.Args["id"].(string))
-	data, err := call.Exec.Run(ctx, argv)
+	data, err := call.Runner.Run(ctx, argv)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func fileExists(path string, d time.Duration) bool {
 
 // recordingExec wraps an executor and reports every call's outcome.
 type recordingExec struct {
-	inner Executor
+	inner Runner
 	delay func(argv []string) time.Duration // extra time before running, per argv
 	calls chan execCall
 }
@@ -279,7 +279,7 @@ func (r *recordingExec) Run(ctx context.Context, argv []string) (json.RawMessage
 func recordCalls(delay func([]string) time.Duration) (*recordingExec, func(*fixtureConfig)) {
 	rec := &recordingExec{delay: delay, calls: make(chan execCall, 64)}
 	return rec, func(c *fixtureConfig) {
-		c.wrap = func(inner Executor) Executor { rec.inner = inner; return rec }
+		c.wrap = func(inner Runner) Runner { rec.inner = inner; return rec }
 	}
 }
 

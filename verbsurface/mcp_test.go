@@ -116,7 +116,7 @@ func syntheticSurface(t testing.TB, n int) *Surface {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(reg, Options{Source: StaticTree(tree), Exec: ExecutorFunc(func(context.Context, []string) (json.RawMessage, error) {
+	s, err := New(reg, &Options{Source: StaticTree(tree), Runner: RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	})})
 	if err != nil {

@@ -53,9 +53,9 @@ var (
 // an invalid name or class; an empty path; a summary that is not one line;
 // a name, synonym or path that denotes a fenced command (however spelled);
 // a name or synonym already taken; a Dynamic without Param or Inject.
-// A verb without Handler needs the surface's Executor: [New] checks the
+// A verb without Handler needs the surface's Runner: [New] checks the
 // verbs registered before it; an op of one registered later on a surface
-// without an Executor fails with internal_error.
+// without an Runner fails with internal_error.
 func (r *Registry) Register(v Verb) error {
 	if !verbNamePattern.MatchString(v.Name) {
 		return fmt.Errorf("verbsurface: register %q: verb name must be lowercase dot-separated segments such as \"agent.submit\"", v.Name)

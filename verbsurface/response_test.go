@@ -61,7 +61,7 @@ func runSurface(t *testing.T, v Verb, opts Options) *Surface {
 		t.Fatal(err)
 	}
 	opts.Source = StaticTree(runTree())
-	s, err := New(reg, opts)
+	s, err := New(reg, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestPreparerInfoNeverOverwritesTheResult(t *testing.T) {
 	s := runSurface(t, Verb{Name: "tiny.run", Prepare: func(_ context.Context, args map[string]any) (map[string]any, map[string]any, func(), error) {
 		return args, map[string]any{"ok": false, "op": "x", "class": "x", "result": "x", "error": "x",
 			"playbook_changed": "x", "playbook_fingerprint": "x", "prompt_bytes": 3}, nil, nil
-	}}, Options{Exec: &runRecorder{}})
+	}}, Options{Runner: &runRecorder{}})
 	resp := s.Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"tiny.run","args":{"name":"a"}}]}`), nil)
 	want := `{"status":"success","results":[{"ok":true,"op":"tiny.run","class":"observe","result":{"ran":true},"prompt_bytes":3}]}`
 	if got := string(resp.JSON()); got != want {
@@ -97,7 +97,7 @@ func TestOneOpsBadOutputFailsOnlyThatOp(t *testing.T) {
 			return args, map[string]any{"f": func() {}}, nil, nil
 		}
 		return args, nil, nil, nil
-	}}, Options{Exec: exec})
+	}}, Options{Runner: exec})
 	resp := s.Handle(context.Background(), json.RawMessage(`{"ops":[
 		{"op":"tiny.run","args":{"name":"garbled"}},
 		{"op":"tiny.run","args":{"name":"unencodable"}},
@@ -155,7 +155,7 @@ func TestHandlersReceiveNormalisedArgs(t *testing.T) {
 // the policy saw it.
 func TestPolicyCannotChangeWhatRuns(t *testing.T) {
 	exec := &runRecorder{}
-	s := runSurface(t, Verb{Name: "tiny.run"}, Options{Exec: exec, Policy: func(_ context.Context, op PolicyOp) error {
+	s := runSurface(t, Verb{Name: "tiny.run"}, Options{Runner: exec, Policy: func(_ context.Context, op PolicyOp) error {
 		op.Args["name"] = "--all"
 		op.Args["extra_args"] = []any{"--force"}
 		op.Args["id"].([]any)[0] = "--x"

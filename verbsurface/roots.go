@@ -86,7 +86,7 @@ func inPseudo(path string) bool {
 func pathParams(v *Verb, cmd *projector.Command) map[string]projector.PathUse {
 	var out map[string]projector.PathUse
 	for _, p := range cmd.Params {
-		if p.Path != projector.PathNone {
+		if p.Path != projector.PathUseNone {
 			if out == nil {
 				out = map[string]projector.PathUse{}
 			}
@@ -94,7 +94,7 @@ func pathParams(v *Verb, cmd *projector.Command) map[string]projector.PathUse {
 		}
 	}
 	for name, use := range v.PathParams {
-		if use == projector.PathNone {
+		if use == projector.PathUseNone {
 			delete(out, name)
 			continue
 		}
@@ -277,7 +277,7 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		rel = "."
 	}
 	leaf := ""
-	if use == projector.PathWrite {
+	if use == projector.PathUseWrite {
 		rel, leaf = filepath.Split(rel)
 		if rel == "" {
 			rel = "."
@@ -325,14 +325,14 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		return unusable("cannot be read: %v", unwrapPathErr(err))
 	}
 	switch use {
-	case projector.PathDir, projector.PathWrite:
+	case projector.PathUseDir, projector.PathUseWrite:
 		if !st.IsDir() {
-			if use == projector.PathWrite {
+			if use == projector.PathUseWrite {
 				return unusable("is not in a directory")
 			}
 			return unusable("is not a directory (%s)", kindOf(st.Mode()))
 		}
-		if use == projector.PathDir {
+		if use == projector.PathUseDir {
 			return real, nil, nil
 		}
 		// The file to write: if it exists, it must be a regular file

@@ -28,7 +28,7 @@ func ExampleOptions_roots() {
 	reg, _ := verbsurface.NewRegistry(nil)
 	reg.Register(verbsurface.Verb{Name: "spec.check", Class: verbsurface.ClassObserve, Path: []string{"check"},
 		Summary:    "check a spec",
-		PathParams: map[string]projector.PathUse{"spec": projector.PathRead},
+		PathParams: map[string]projector.PathUse{"spec": projector.PathUseRead},
 		Handler: func(ctx context.Context, call *verbsurface.Call) (any, error) {
 			f, err := verbsurface.OpenConfined(ctx, "spec", call.Args["spec"].(string))
 			if err != nil {
@@ -37,7 +37,7 @@ func ExampleOptions_roots() {
 			st, _ := f.Stat()
 			return map[string]any{"bytes": st.Size()}, nil
 		}})
-	s, _ := verbsurface.New(reg, verbsurface.Options{Source: verbsurface.StaticTree(tree), Roots: []string{root}})
+	s, _ := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(tree), Roots: []string{root}})
 
 	for _, spec := range []string{filepath.Join(root, "flow.yaml"), "/etc/passwd"} {
 		req, _ := json.Marshal(map[string]any{"ops": []any{map[string]any{"op": "spec.check", "args": map[string]any{"spec": spec}}}})

@@ -27,7 +27,7 @@ func rootsTree() *projector.Tree {
 	return &projector.Tree{Program: "t", Dialect: projector.DialectPflag, Commands: []*projector.Command{
 		{Path: []string{}, Params: []*projector.Param{}},
 		{Path: []string{"read"}, Runnable: true, Params: []*projector.Param{
-			str("file", projector.PathRead), str("dir", projector.PathDir), str("out", projector.PathWrite), str("plain", projector.PathNone)}},
+			str("file", projector.PathUseRead), str("dir", projector.PathUseDir), str("out", projector.PathUseWrite), str("plain", projector.PathUseNone)}},
 	}}
 }
 
@@ -56,7 +56,7 @@ func rootsSurface(t testing.TB, roots []string, pathParams map[string]projector.
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(reg, Options{Source: StaticTree(rootsTree()), Roots: roots, NoRootsHint: "start it with --root DIR"})
+	s, err := New(reg, &Options{Source: StaticTree(rootsTree()), Roots: roots, NoRootsHint: "start it with --root DIR"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestRootSlashStillExcludesProcAndSys(t *testing.T) {
 func TestVerbPathParamsOverrideTheTree(t *testing.T) {
 	root := t.TempDir()
 	// "plain" becomes a read path; "file" stops being one.
-	s := rootsSurface(t, []string{root}, map[string]projector.PathUse{"plain": projector.PathRead, "file": projector.PathNone})
+	s := rootsSurface(t, []string{root}, map[string]projector.PathUse{"plain": projector.PathUseRead, "file": projector.PathUseNone})
 	if got := readOp(t, s, map[string]any{"plain": "/etc/hostname"}); got.ok || got.rule != RuleOutsideRoots {
 		t.Errorf("plain declared a path by the verb: got %+v, want outside_roots", got)
 	}
@@ -248,7 +248,7 @@ func TestNewRefusesBadRoots(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o644)
 	for _, roots := range [][]string{{"relative"}, {"/does/not/exist"}, {file}} {
-		if _, err := New(reg, Options{Source: StaticTree(rootsTree()), Roots: roots}); err == nil {
+		if _, err := New(reg, &Options{Source: StaticTree(rootsTree()), Roots: roots}); err == nil {
 			t.Errorf("roots %v accepted", roots)
 		}
 	}
@@ -267,7 +267,7 @@ func BenchmarkConfineSmallFile(b *testing.B) {
 	p := filepath.Join(root, "prompt.txt")
 	os.WriteFile(p, []byte("hello"), 0o644)
 	s := rootsSurface(b, []string{root}, nil)
-	uses := map[string]projector.PathUse{"file": projector.PathRead}
+	uses := map[string]projector.PathUse{"file": projector.PathUseRead}
 	args := map[string]any{"file": p}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -38,10 +38,10 @@ func TestNoMachineResultSeamIsUnavailable(t *testing.T) {
 		}
 	}
 	ran := 0
-	s, err := verbsurface.New(reg, verbsurface.Options{
-		Source:      verbsurface.StaticTree(tree),
-		MachineFlag: "--json",
-		Exec: verbsurface.ExecutorFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+	s, err := verbsurface.New(reg, &verbsurface.Options{
+		Source:  verbsurface.StaticTree(tree),
+		Machine: verbsurface.Machine{Args: []string{"--json"}},
+		Runner: verbsurface.RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
 			ran++
 			return json.RawMessage(`{}`), nil
 		}),

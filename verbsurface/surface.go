@@ -16,34 +16,27 @@ import (
 // DefaultMaxOps is the batch cap when Options.MaxOps is zero.
 const DefaultMaxOps = 16
 
-// Options configures a [Surface]. Source is required; Exec is required
+// Options configures a [Surface]. Source is required; Runner is required
 // unless every verb has a Handler. Every other zero value is right.
 type Options struct {
 	// Source supplies the CLI's parser tree, live.
 	Source TreeSource
-	// Exec runs rendered commands (dispatch.Runner satisfies it).
-	Exec Executor
-	// MachineFlag is the option that puts the CLI into machine mode
-	// ("--json" for limcp, contract C7). When set, the surface puts it
-	// after the command path on every dispatch, and a parameter spelled
-	// with it is removed from every projected command, so it is never a
-	// caller's parameter (walk a cobra tree with the flag excluded, as
+	// Runner runs rendered commands (dispatch.Runner satisfies it).
+	Runner Runner
+	// Machine is machine mode in any shape and position (contract C7):
+	// the arguments that select it (["--json"] for limcp,
+	// ["--format=json"], ["-o", "json"]) and whether they go after the
+	// command path (leaf, the default) or before it, on the root parser
+	// (root: an argparse CLI whose --json belongs to the top-level parser).
+	// The surface renders them on every dispatch, and the option is
+	// removed from every projected command, so it is never a caller's
+	// parameter (walk a cobra tree with the flag excluded, as
 	// fromcobra.Options.ExcludeFlags allows, and it is never there to
-	// begin with). A command that accepts it neither as a parameter nor as
-	// an excluded flag has no machine-result seam and is unavailable.
-	// Empty: the executor arranges machine output itself.
-	//
-	// MachineFlag "--json" is shorthand for Machine{Args: ["--json"]};
-	// Machine, when it has Args, wins.
-	MachineFlag string
-	// Machine is machine mode in any shape and position: the arguments
-	// that select it (["--json"], ["--format=json"], ["-o", "json"]) and
-	// whether they go after the command path (leaf, the default) or before
-	// it, on the root parser (root: an argparse CLI whose --json belongs to
-	// the top-level parser). The seam check applies either way: the
-	// command (leaf) or the root command (root) must accept the option
-	// Args[0] spells, else the verb is unavailable, saying which position
-	// would work.
+	// begin with). The seam check applies either way: the command (leaf)
+	// or the root command (root) must accept the option Args[0] spells,
+	// as a parameter or an excluded flag, else the verb is unavailable,
+	// saying which position would work. No Args: the runner arranges
+	// machine output itself.
 	Machine Machine
 	// MaxOps caps a batch; zero means [DefaultMaxOps]. More ops is the
 	// request-level error batch_too_large, never a truncation.
@@ -101,7 +94,7 @@ type Options struct {
 	// across every request, session and JSON-RPC batch
 	// ([DefaultMaxInFlight] when zero; negative: no cap). A command holds
 	// a slot while it runs, whether an op renders it or a handler runs it
-	// through Call.Exec; the rest wait in arrival order. An observe op
+	// through Call.Runner; the rest wait in arrival order. An observe op
 	// stops waiting when its request is cancelled (cancelled: it did not
 	// run).
 	MaxInFlight int
@@ -136,9 +129,13 @@ type Surface struct {
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
-// registered verb without Handler has no Executor to run it, or when MaxOps
+// registered verb without Handler has no Runner to run it, or when MaxOps
 // is negative.
-func New(reg *Registry, opts Options) (*Surface, error) {
+func New(reg *Registry, options *Options) (*Surface, error) {
+	var opts Options // a copy: New fills in defaults
+	if options != nil {
+		opts = *options
+	}
 	if reg == nil {
 		return nil, errors.New("verbsurface: New: nil registry")
 	}
@@ -151,9 +148,6 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if opts.MaxOps == 0 {
 		opts.MaxOps = DefaultMaxOps
 	}
-	if len(opts.Machine.Args) == 0 && opts.MachineFlag != "" {
-		opts.Machine = Machine{Args: []string{opts.MachineFlag}, At: opts.Machine.At}
-	}
 	if err := opts.Machine.check(); err != nil {
 		return nil, err
 	}
@@ -164,10 +158,10 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Exec == nil {
+	if opts.Runner == nil {
 		for _, v := range reg.snapshot() {
 			if v.Handler == nil {
-				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but Options.Exec is nil", v.Name)
+				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but Options.Runner is nil", v.Name)
 			}
 		}
 	}
@@ -177,8 +171,8 @@ func New(reg *Registry, opts Options) (*Surface, error) {
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = DefaultMaxInFlight()
 	}
-	if opts.MaxInFlight > 0 && opts.Exec != nil {
-		opts.Exec = &limitedExec{inner: opts.Exec, slots: newFIFOSlots(opts.MaxInFlight)}
+	if opts.MaxInFlight > 0 && opts.Runner != nil {
+		opts.Runner = &limitedExec{inner: opts.Runner, slots: newFIFOSlots(opts.MaxInFlight)}
 	}
 	if opts.SpawnsPerMinute == 0 {
 		opts.SpawnsPerMinute = DefaultSpawnsPerMinute
@@ -594,7 +588,7 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 // execute runs the verb's handler or its rendered command.
 func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc) (json.RawMessage, *ErrorObject) {
 	if v.Handler != nil {
-		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Exec: s.opts.Exec, Progress: progress})
+		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: s.opts.Runner, Progress: progress})
 		if err != nil {
 			var pe paramError
 			if errors.As(err, &pe) {
@@ -609,7 +603,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		}
 		return data, nil
 	}
-	if s.opts.Exec == nil {
+	if s.opts.Runner == nil {
 		return nil, &ErrorObject{Code: CodeInternalError,
 			Message: fmt.Sprintf("verbsurface: verb %q runs its command but the surface has no executor", v.Name)}
 	}
@@ -630,7 +624,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		argv = append(argv, m.Args...)
 	}
 	argv = append(argv, tail...)
-	data, err := s.opts.Exec.Run(ctx, argv)
+	data, err := s.opts.Runner.Run(ctx, argv)
 	if err != nil {
 		if pr := cliArgumentProblem(err, p.cmd); pr != nil {
 			return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{*pr}}
@@ -641,7 +635,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		data = json.RawMessage("null")
 	}
 	if !json.Valid(data) {
-		// dispatch.Runner never returns this, but another Executor might;
+		// dispatch.Runner never returns this, but another Runner might;
 		// caught here it fails this op alone rather than the encoding of
 		// the whole response, which would hide the other ops' results.
 		return nil, &ErrorObject{Code: CodeInvalidResult,

@@ -993,13 +993,13 @@ func TestRegisterValidation(t *testing.T) {
 	t.Run("New needs a source, and an executor for command verbs", func(t *testing.T) {
 		reg, _ := NewRegistry(nil)
 		_ = reg.Register(Verb{Name: "job.list", Class: ClassObserve, Path: []string{"job", "list"}})
-		if _, err := New(reg, Options{Exec: ExecutorFunc(nil)}); err == nil {
+		if _, err := New(reg, &Options{Runner: RunnerFunc(nil)}); err == nil {
 			t.Error("New without a source")
 		}
-		if _, err := New(reg, Options{Source: StaticTree(&projector.Tree{})}); err == nil {
+		if _, err := New(reg, &Options{Source: StaticTree(&projector.Tree{})}); err == nil {
 			t.Error("New without an executor for a command verb")
 		}
-		if _, err := New(reg, Options{Source: StaticTree(&projector.Tree{}), Exec: ExecutorFunc(nil), MaxOps: -1}); err == nil {
+		if _, err := New(reg, &Options{Source: StaticTree(&projector.Tree{}), Runner: RunnerFunc(nil), MaxOps: -1}); err == nil {
 			t.Error("New with a negative MaxOps")
 		}
 	})

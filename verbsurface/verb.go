@@ -60,7 +60,7 @@ type Verb struct {
 	// files or directories the CLI opens, and how it uses each. They are
 	// added to what the projected command marks (projector.Param.Path,
 	// set by adapters: fromcobra reads the "verbsurface:path" flag
-	// annotation), and override it; PathNone unmarks a parameter. Every
+	// annotation), and override it; PathUseNone unmarks a parameter. Every
 	// such argument is confined to Options.Roots before anything runs.
 	PathParams map[string]projector.PathUse
 	// RequireFingerprint makes an op of this verb carry the fingerprint of
@@ -109,9 +109,9 @@ type Call struct {
 	Verb  string         // the registered verb name
 	Class Class          // its class
 	Args  map[string]any // validated (and prepared) args, numbers normalised
-	// Exec runs CLI commands (argv without the program) through the
+	// Runner runs CLI commands (argv without the program) through the
 	// surface's executor, for handlers that call the CLI themselves.
-	Exec Executor
+	Runner Runner
 	// Progress reports progress to the client when it asked for it (an MCP
 	// progress token); otherwise it does nothing. Never nil.
 	Progress ProgressFunc
@@ -123,19 +123,19 @@ type ProgressFunc func(ctx context.Context, progress, total float64, message str
 
 func noProgress(context.Context, float64, float64, string) {}
 
-// Executor runs one CLI command and returns the data member of its machine
+// Runner runs one CLI command and returns the data member of its machine
 // result (contract C3). argv excludes the program. Every error should
 // implement ErrorCode() string (and optionally ErrorDetails()
 // map[string]any); dispatch.Runner satisfies it.
-type Executor interface {
+type Runner interface {
 	Run(ctx context.Context, argv []string) (json.RawMessage, error)
 }
 
-// ExecutorFunc adapts a function to [Executor].
-type ExecutorFunc func(ctx context.Context, argv []string) (json.RawMessage, error)
+// RunnerFunc adapts a function to [Runner].
+type RunnerFunc func(ctx context.Context, argv []string) (json.RawMessage, error)
 
 // Run calls f.
-func (f ExecutorFunc) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
+func (f RunnerFunc) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
 	return f(ctx, argv)
 }
 

@@ -48,7 +48,7 @@ func BenchmarkWait256IDs(b *testing.B) {
 	for b.Loop() {
 		obs := &countingObserver{pending: 3}
 		var n int
-		res, err := Wait(context.Background(), obs, ids, Options{Clock: newAutoClock(), OnPoll: func(Progress) { n++ }})
+		res, err := Wait(context.Background(), obs, ids, &Options{Clock: newAutoClock(), OnPoll: func(Progress) { n++ }})
 		if err != nil || !res.AllTerminal {
 			b.Fatalf("Wait = %+v, %v", res, err)
 		}
@@ -99,7 +99,7 @@ func BenchmarkWakeLatency(b *testing.B) {
 		f := &flip{polled: make(chan struct{}, 4)}
 		done := make(chan time.Time, 1)
 		go func() {
-			if _, err := Wait(context.Background(), f, []string{"a"}, Options{PollInterval: dur(time.Second), Wake: wake}); err != nil {
+			if _, err := Wait(context.Background(), f, []string{"a"}, &Options{PollInterval: dur(time.Second), Wake: wake}); err != nil {
 				b.Error(err)
 			}
 			done <- time.Now()

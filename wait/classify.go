@@ -100,7 +100,7 @@ func Classify(o Observation, now time.Time, preparingThreshold time.Duration) Cl
 	}
 	switch o.Phase {
 	case PhaseStarted:
-		if o.Process == ProcessAlive {
+		if o.Process == EvidenceAlive {
 			return ClassPending
 		}
 		return ClassStoppedWithoutEnd
@@ -110,7 +110,7 @@ func Classify(o Observation, now time.Time, preparingThreshold time.Duration) Cl
 		}
 		return ClassUnresolvedSpawn
 	}
-	if o.Process == ProcessAlive {
+	if o.Process == EvidenceAlive {
 		return ClassPending
 	}
 	return ClassStoppedWithoutEnd

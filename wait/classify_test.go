@@ -22,7 +22,7 @@ func TestClassify(t *testing.T) {
 		return Observation{Status: "running", Phase: PhaseStarted, PhaseEnteredAt: now.Add(-time.Hour), Process: ev, EndRecorded: end}
 	}
 	prep := func(age time.Duration) Observation {
-		return Observation{Status: "preparing", Phase: PhasePreparing, PhaseEnteredAt: now.Add(-age), Process: ProcessUnknown}
+		return Observation{Status: "preparing", Phase: PhasePreparing, PhaseEnteredAt: now.Add(-age), Process: EvidenceUnknown}
 	}
 	unrecorded := func(ev Evidence) Observation {
 		return Observation{Status: "running", Phase: PhaseUnrecorded, Process: ev}
@@ -36,20 +36,20 @@ func TestClassify(t *testing.T) {
 	}{
 		// Rule 1.
 		{"terminal is terminal", Observation{Status: "completed", Terminal: true}, ClassTerminal},
-		{"terminal beats publish failed", with(started(ProcessGone, false), func(o *Observation) { o.Terminal = true; o.PublishFailed = true }), ClassTerminal},
-		{"terminal beats alive process", with(started(ProcessAlive, false), func(o *Observation) { o.Terminal = true }), ClassTerminal},
+		{"terminal beats publish failed", with(started(EvidenceGone, false), func(o *Observation) { o.Terminal = true; o.PublishFailed = true }), ClassTerminal},
+		{"terminal beats alive process", with(started(EvidenceAlive, false), func(o *Observation) { o.Terminal = true }), ClassTerminal},
 		{"terminal beats old preparing", with(prep(time.Hour), func(o *Observation) { o.Terminal = true }), ClassTerminal},
 		// Rule 2.
-		{"conclusive finding not published is stopped without end", with(started(ProcessGone, false), func(o *Observation) { o.PublishFailed = true }), ClassStoppedWithoutEnd},
-		{"publish failed beats alive evidence", with(started(ProcessAlive, false), func(o *Observation) { o.PublishFailed = true }), ClassStoppedWithoutEnd},
+		{"conclusive finding not published is stopped without end", with(started(EvidenceGone, false), func(o *Observation) { o.PublishFailed = true }), ClassStoppedWithoutEnd},
+		{"publish failed beats alive evidence", with(started(EvidenceAlive, false), func(o *Observation) { o.PublishFailed = true }), ClassStoppedWithoutEnd},
 		{"publish failed beats young preparing", with(prep(time.Second), func(o *Observation) { o.PublishFailed = true }), ClassStoppedWithoutEnd},
 		// Rule 3.
-		{"started and alive is pending", started(ProcessAlive, false), ClassPending},
-		{"started and alive with end recorded is pending", started(ProcessAlive, true), ClassPending},
+		{"started and alive is pending", started(EvidenceAlive, false), ClassPending},
+		{"started and alive with end recorded is pending", started(EvidenceAlive, true), ClassPending},
 		// Rule 4.
-		{"started and gone with no end is stopped without end", started(ProcessGone, false), ClassStoppedWithoutEnd},
-		{"started and gone with end recorded but not terminal is stopped without end", started(ProcessGone, true), ClassStoppedWithoutEnd},
-		{"started with unknown evidence is stopped without end", started(ProcessUnknown, false), ClassStoppedWithoutEnd},
+		{"started and gone with no end is stopped without end", started(EvidenceGone, false), ClassStoppedWithoutEnd},
+		{"started and gone with end recorded but not terminal is stopped without end", started(EvidenceGone, true), ClassStoppedWithoutEnd},
+		{"started with unknown evidence is stopped without end", started(EvidenceUnknown, false), ClassStoppedWithoutEnd},
 		{"started with unreported evidence is stopped without end", started("", false), ClassStoppedWithoutEnd},
 		// Rule 5.
 		{"preparing younger than threshold is pending", prep(threshold - time.Nanosecond), ClassPending},
@@ -59,15 +59,15 @@ func TestClassify(t *testing.T) {
 		{"preparing at threshold is unresolved spawn", prep(threshold), ClassUnresolvedSpawn},
 		{"preparing older than threshold is unresolved spawn", prep(threshold + time.Nanosecond), ClassUnresolvedSpawn},
 		{"preparing with no entry time is unresolved spawn", with(prep(0), func(o *Observation) { o.PhaseEnteredAt = time.Time{} }), ClassUnresolvedSpawn},
-		{"old preparing is unresolved spawn even if shown alive", with(prep(time.Hour), func(o *Observation) { o.Process = ProcessAlive }), ClassUnresolvedSpawn},
+		{"old preparing is unresolved spawn even if shown alive", with(prep(time.Hour), func(o *Observation) { o.Process = EvidenceAlive }), ClassUnresolvedSpawn},
 		// Rule 7.
-		{"no phase and alive is pending", unrecorded(ProcessAlive), ClassPending},
-		{"unknown phase and alive is pending", with(unrecorded(ProcessAlive), func(o *Observation) { o.Phase = "finishing" }), ClassPending},
+		{"no phase and alive is pending", unrecorded(EvidenceAlive), ClassPending},
+		{"unknown phase and alive is pending", with(unrecorded(EvidenceAlive), func(o *Observation) { o.Phase = "finishing" }), ClassPending},
 		// Rule 8.
-		{"no phase and gone is stopped without end", unrecorded(ProcessGone), ClassStoppedWithoutEnd},
-		{"no phase and unknown evidence is stopped without end", unrecorded(ProcessUnknown), ClassStoppedWithoutEnd},
+		{"no phase and gone is stopped without end", unrecorded(EvidenceGone), ClassStoppedWithoutEnd},
+		{"no phase and unknown evidence is stopped without end", unrecorded(EvidenceUnknown), ClassStoppedWithoutEnd},
 		{"no phase and no evidence is stopped without end", Observation{}, ClassStoppedWithoutEnd},
-		{"unknown phase and gone is stopped without end", with(unrecorded(ProcessGone), func(o *Observation) { o.Phase = "finishing" }), ClassStoppedWithoutEnd},
+		{"unknown phase and gone is stopped without end", with(unrecorded(EvidenceGone), func(o *Observation) { o.Phase = "finishing" }), ClassStoppedWithoutEnd},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

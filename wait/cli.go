@@ -9,7 +9,7 @@ import (
 
 // Runner runs one command of the CLI and returns the data member of its
 // ok machine result: the Run(ctx, argv) contract (C3) that
-// verbsurface.Executor, kill.Runner and dispatch.Runner share. It is
+// verbsurface.Runner, kill.Runner and dispatch.Runner share. It is
 // declared here so that this package imports none of them. argv excludes
 // the program. An error should carry ErrorCode() string, as dispatch's do;
 // [Wait] passes it through wrapped in an [*ObserveError].

@@ -25,7 +25,7 @@ func ExampleCLIObserver() {
 	req, _ := wait.ParseArgs(map[string]any{"ids": []any{"r1"}, "max_wait_seconds": 10.0})
 	req.Opts.Outcomes = wait.OutcomeTable{"done": wait.OutcomeSucceeded, "crashed": wait.OutcomeFailed}
 	obs := wait.CLIObserver{Runner: cli, Command: []string{"jobs", "observe", "--json"}}
-	res, err := wait.Wait(context.Background(), obs, req.IDs, req.Opts)
+	res, err := wait.Wait(context.Background(), obs, req.IDs, &req.Opts)
 	if err != nil {
 		fmt.Println(err)
 		return

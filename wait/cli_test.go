@@ -67,7 +67,7 @@ func TestCLIObserverInWait(t *testing.T) {
 		ran = append(ran, argv)
 		return json.RawMessage(`{"observations":[{"id":"a","status":"completed","terminal":true}]}`), nil
 	})}
-	res, err := Wait(context.Background(), obs, []string{"a", "a"}, Options{})
+	res, err := Wait(context.Background(), obs, []string{"a", "a"}, &Options{})
 	if err != nil || !res.AllTerminal || res.Entries[0].Outcome != OutcomeSucceeded {
 		t.Fatalf("Wait = %+v, %v; want all terminal, succeeded", res, err)
 	}
@@ -78,7 +78,7 @@ func TestCLIObserverInWait(t *testing.T) {
 	bad := CLIObserver{Command: []string{"job", "observe"}, Runner: runFunc(func(context.Context, []string) (json.RawMessage, error) {
 		return json.RawMessage(`{"records":[]}`), nil
 	})}
-	_, err = Wait(context.Background(), bad, []string{"a"}, Options{})
+	_, err = Wait(context.Background(), bad, []string{"a"}, &Options{})
 	var oe *ObserveError
 	var de *DecodeError
 	if !errors.As(err, &oe) || !errors.As(err, &de) || !strings.Contains(err.Error(), `"job" "observe"`) {
@@ -87,7 +87,7 @@ func TestCLIObserverInWait(t *testing.T) {
 
 	cliErr := errors.New("store locked")
 	failing := CLIObserver{Command: []string{"x"}, Runner: runFunc(func(context.Context, []string) (json.RawMessage, error) { return nil, cliErr })}
-	if _, err := Wait(context.Background(), failing, []string{"a"}, Options{}); !errors.Is(err, cliErr) {
+	if _, err := Wait(context.Background(), failing, []string{"a"}, &Options{}); !errors.Is(err, cliErr) {
 		t.Fatalf("Wait over a failing runner = %v; want the runner's error wrapped", err)
 	}
 	if _, err := (CLIObserver{}).Observe(context.Background(), []string{"a"}); err == nil {

@@ -46,7 +46,7 @@
 // # Outcomes
 //
 // A terminal record's status maps to an [Outcome] through an
-// [OutcomeTable]; the default is [LimcpOutcomes]. A terminal status the
+// [OutcomeTable]; the default is [DefaultOutcomes]. A terminal status the
 // table does not know reads unknown, never succeeded; a non-terminal record
 // reads none.
 //

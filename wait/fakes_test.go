@@ -139,22 +139,22 @@ func states(per map[string][]Observation) func(int, []string) ([]Observation, er
 
 func terminal(status, reason string) Observation {
 	return Observation{Kind: "invocation", Label: "job", Status: status, Terminal: true, ReasonCode: reason,
-		Phase: PhaseStarted, PhaseEnteredAt: epoch.Add(-time.Minute), Process: ProcessGone, EndRecorded: true}
+		Phase: PhaseStarted, PhaseEnteredAt: epoch.Add(-time.Minute), Process: EvidenceGone, EndRecorded: true}
 }
 
 func running() Observation {
 	return Observation{Kind: "invocation", Label: "job", Status: "running",
-		Phase: PhaseStarted, PhaseEnteredAt: epoch.Add(-time.Minute), Process: ProcessAlive}
+		Phase: PhaseStarted, PhaseEnteredAt: epoch.Add(-time.Minute), Process: EvidenceAlive}
 }
 
 func goneNoEnd() Observation {
 	return Observation{Kind: "invocation", Label: "job", Status: "running",
-		Phase: PhaseStarted, PhaseEnteredAt: epoch.Add(-time.Minute), Process: ProcessGone, PossiblyOrphaned: true}
+		Phase: PhaseStarted, PhaseEnteredAt: epoch.Add(-time.Minute), Process: EvidenceGone, PossiblyOrphaned: true}
 }
 
 func preparing(entered time.Time) Observation {
 	return Observation{Kind: "session", Label: "spawn", Status: "preparing",
-		Phase: PhasePreparing, PhaseEnteredAt: entered, Process: ProcessUnknown}
+		Phase: PhasePreparing, PhaseEnteredAt: entered, Process: EvidenceUnknown}
 }
 
 func idErr(id, code string) Observation {

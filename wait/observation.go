@@ -18,9 +18,9 @@ const (
 type Evidence string
 
 const (
-	ProcessAlive   Evidence = "alive"   // shown running (identity checked)
-	ProcessGone    Evidence = "gone"    // conclusively not running
-	ProcessUnknown Evidence = "unknown" // cannot tell; never treated as gone
+	EvidenceAlive   Evidence = "alive"   // shown running (identity checked)
+	EvidenceGone    Evidence = "gone"    // conclusively not running
+	EvidenceUnknown Evidence = "unknown" // cannot tell; never treated as gone
 )
 
 // Observation is the lifecycle authority's view of one record at one moment.

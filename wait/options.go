@@ -66,7 +66,7 @@ type Options struct {
 	PreparingThreshold time.Duration
 
 	// Outcomes maps terminal statuses to outcomes. nil means
-	// [LimcpOutcomes]. A table that does not validate makes Wait fail.
+	// [DefaultOutcomes]. A table that does not validate makes Wait fail.
 	Outcomes OutcomeTable
 
 	// Clock is the source of time. nil means the system clock.
@@ -135,7 +135,7 @@ func (o Options) effective() effective {
 		e.preparingThreshold = o.PreparingThreshold
 	}
 	if e.outcomes == nil {
-		e.outcomes = LimcpOutcomes()
+		e.outcomes = DefaultOutcomes()
 	}
 	if e.clock == nil {
 		e.clock = systemClock{}

@@ -37,7 +37,7 @@ func TestOptionsBounds(t *testing.T) {
 			// The effective values are what the Result echoes.
 			tt.opts.Clock = newAutoClock()
 			obs := &script{answer: states(map[string][]Observation{"a": {terminal("completed", "run.completed.exit_0")}})}
-			res, err := Wait(context.Background(), obs, []string{"a"}, tt.opts)
+			res, err := Wait(context.Background(), obs, []string{"a"}, &tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,12 +21,12 @@ const (
 // as values; [OutcomeTable.Validate] says which entry breaks that.
 type OutcomeTable map[string]Outcome
 
-// LimcpOutcomes returns the outcome table of the reference CLI, limcp
+// DefaultOutcomes returns the outcome table of the reference CLI, limcp
 // (contract C8): completed → succeeded; failed, timed_out, aborted → failed;
 // cancelled → cancelled. Its non-terminal statuses (preparing, running) are
 // absent on purpose: a non-terminal record always reads none. The table is a
 // fresh copy; the caller may change it.
-func LimcpOutcomes() OutcomeTable {
+func DefaultOutcomes() OutcomeTable {
 	return OutcomeTable{
 		"completed": OutcomeSucceeded,
 		"failed":    OutcomeFailed,

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestLimcpOutcomes pins contract C8 row by row, and the rules around it.
-func TestLimcpOutcomes(t *testing.T) {
-	table := LimcpOutcomes()
+// TestDefaultOutcomes pins contract C8 row by row, and the rules around it.
+func TestDefaultOutcomes(t *testing.T) {
+	table := DefaultOutcomes()
 	tests := []struct {
 		name string
 		obs  Observation
@@ -39,7 +39,7 @@ func TestLimcpOutcomes(t *testing.T) {
 // TestOutcomeNeverSucceedsUnlessTableSaysSo: over many statuses, only the
 // one the table maps to succeeded reads succeeded.
 func TestOutcomeNeverSucceedsUnlessTableSaysSo(t *testing.T) {
-	table := LimcpOutcomes()
+	table := DefaultOutcomes()
 	for _, status := range []string{"", "ok", "success", "succeeded", "done", "COMPLETED", "completed ", "running", "preparing", "exit_0"} {
 		if got := table.Outcome(Observation{Status: status, Terminal: true}); got == OutcomeSucceeded {
 			t.Errorf("terminal status %q reads succeeded", status)
@@ -63,7 +63,7 @@ func TestOutcomeTableIsConfigurable(t *testing.T) {
 }
 
 func TestOutcomeTableValidate(t *testing.T) {
-	if err := LimcpOutcomes().Validate(); err != nil {
+	if err := DefaultOutcomes().Validate(); err != nil {
 		t.Errorf("limcp table: %v", err)
 	}
 	if err := (OutcomeTable{}).Validate(); err != nil {
@@ -81,10 +81,10 @@ func TestOutcomeTableValidate(t *testing.T) {
 	}
 }
 
-func TestLimcpOutcomesIsAFreshCopy(t *testing.T) {
-	a := LimcpOutcomes()
+func TestDefaultOutcomesIsAFreshCopy(t *testing.T) {
+	a := DefaultOutcomes()
 	a["completed"] = OutcomeFailed
-	if LimcpOutcomes()["completed"] != OutcomeSucceeded {
-		t.Error("changing one LimcpOutcomes() table changed another")
+	if DefaultOutcomes()["completed"] != OutcomeSucceeded {
+		t.Error("changing one DefaultOutcomes() table changed another")
 	}
 }

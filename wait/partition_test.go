@@ -16,7 +16,7 @@ import (
 func randomObservation(r *rand.Rand, id string, now time.Time, threshold time.Duration) Observation {
 	pick := func(n int) int { return r.IntN(n) }
 	phases := []Phase{PhasePreparing, PhaseStarted, PhaseUnrecorded, "finishing"}
-	evidence := []Evidence{ProcessAlive, ProcessGone, ProcessUnknown, ""}
+	evidence := []Evidence{EvidenceAlive, EvidenceGone, EvidenceUnknown, ""}
 	statuses := []string{"preparing", "running", "completed", "failed", "timed_out", "cancelled", "aborted", "exploded", ""}
 	var entered time.Time
 	switch pick(5) {

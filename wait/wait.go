@@ -72,7 +72,10 @@ func (e *ObserveError) Unwrap() error { return e.Err }
 // expires, is cancelled, or whose caller goes away changes nothing durable.
 // The only write a wait can cause is the lifecycle authority's own fenced
 // reap inside Observe.
-func Wait(ctx context.Context, obs Observer, ids []string, opts Options) (*Result, error) {
+func Wait(ctx context.Context, obs Observer, ids []string, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
 	if obs == nil {
 		return nil, errors.New("wait: no observer given")
 	}

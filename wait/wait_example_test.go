@@ -42,12 +42,12 @@ var hourAgo = time.Now().Add(-time.Hour)
 
 func runningRun() wait.Observation {
 	return wait.Observation{Kind: "invocation", Label: "build", Status: "running",
-		Phase: wait.PhaseStarted, PhaseEnteredAt: hourAgo, Process: wait.ProcessAlive}
+		Phase: wait.PhaseStarted, PhaseEnteredAt: hourAgo, Process: wait.EvidenceAlive}
 }
 
 func endedRun(status, reason string) wait.Observation {
 	return wait.Observation{Kind: "invocation", Label: "build", Status: status, Terminal: true, ReasonCode: reason,
-		Phase: wait.PhaseStarted, PhaseEnteredAt: hourAgo, Process: wait.ProcessGone, EndRecorded: true}
+		Phase: wait.PhaseStarted, PhaseEnteredAt: hourAgo, Process: wait.EvidenceGone, EndRecorded: true}
 }
 
 // Example_callerLoop is an agent's loop over job.wait: wait, act on each of
@@ -57,16 +57,16 @@ func Example_callerLoop() {
 		"build": {runningRun(), runningRun(), endedRun("completed", "run.completed.exit_0")},
 		"lint":  {endedRun("failed", "run.failed.exit_nonzero")},
 		"deploy": {{Kind: "invocation", Label: "deploy", Status: "running",
-			Phase: wait.PhaseStarted, PhaseEnteredAt: hourAgo, Process: wait.ProcessGone}},
+			Phase: wait.PhaseStarted, PhaseEnteredAt: hourAgo, Process: wait.EvidenceGone}},
 		"agent": {{Kind: "session", Label: "agent", Status: "preparing",
-			Phase: wait.PhasePreparing, PhaseEnteredAt: hourAgo, Process: wait.ProcessUnknown}},
+			Phase: wait.PhasePreparing, PhaseEnteredAt: hourAgo, Process: wait.EvidenceUnknown}},
 	}}
 	ids := []string{"build", "lint", "deploy", "agent", "typo"}
 	opts := wait.Options{MaxWait: wait.Seconds(0.5), PollInterval: wait.Seconds(0.05)}
 
 	disposition := map[string]string{}
 	for len(ids) > 0 {
-		res, err := wait.Wait(context.Background(), lifecycle, ids, opts)
+		res, err := wait.Wait(context.Background(), lifecycle, ids, &opts)
 		if err != nil {
 			fmt.Println("cannot observe:", err) // the authority could not be read; try later
 			return
@@ -113,7 +113,7 @@ func ExampleWait() {
 		"r1": {endedRun("completed", "run.completed.exit_0")},
 		"r2": {endedRun("cancelled", "run.cancelled.manual_kill")},
 	}}
-	res, err := wait.Wait(context.Background(), lifecycle, []string{"r1", "r2"}, wait.Options{})
+	res, err := wait.Wait(context.Background(), lifecycle, []string{"r1", "r2"}, &wait.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -144,7 +144,7 @@ func ExampleWait() {
 // though a run is still going.
 func ExampleWait_snapshot() {
 	lifecycle := &store{runs: map[string][]wait.Observation{"r1": {runningRun()}}}
-	res, _ := wait.Wait(context.Background(), lifecycle, []string{"r1"}, wait.Options{MaxWait: wait.Seconds(0)})
+	res, _ := wait.Wait(context.Background(), lifecycle, []string{"r1"}, &wait.Options{MaxWait: wait.Seconds(0)})
 	fmt.Println("pending:", res.Pending, "timed_out:", res.TimedOut, "observations:", lifecycle.calls)
 	// Output:
 	// pending: [r1] timed_out: true observations: 1
@@ -156,9 +156,9 @@ func ExampleClassify() {
 	threshold := wait.DefaultPreparingThreshold
 	for _, o := range []wait.Observation{
 		{Status: "completed", Terminal: true},
-		{Status: "running", Phase: wait.PhaseStarted, Process: wait.ProcessAlive},
-		{Status: "running", Phase: wait.PhaseStarted, Process: wait.ProcessGone},
-		{Status: "running", Phase: wait.PhaseStarted, Process: wait.ProcessUnknown},
+		{Status: "running", Phase: wait.PhaseStarted, Process: wait.EvidenceAlive},
+		{Status: "running", Phase: wait.PhaseStarted, Process: wait.EvidenceGone},
+		{Status: "running", Phase: wait.PhaseStarted, Process: wait.EvidenceUnknown},
 		{Status: "preparing", Phase: wait.PhasePreparing, PhaseEnteredAt: now.Add(-5 * time.Second)},
 		{Status: "preparing", Phase: wait.PhasePreparing, PhaseEnteredAt: now.Add(-5 * time.Minute)},
 	} {
@@ -179,7 +179,7 @@ func ExamplePartition() {
 	now := time.Now()
 	s := wait.Partition([]wait.Observation{
 		{ID: "a", Terminal: true, Status: "completed"},
-		{ID: "b", Phase: wait.PhaseStarted, Process: wait.ProcessAlive},
+		{ID: "b", Phase: wait.PhaseStarted, Process: wait.EvidenceAlive},
 		{ID: "c", Phase: wait.PhasePreparing, PhaseEnteredAt: now.Add(-time.Hour)},
 		{ID: "d", Error: &wait.IDError{Code: wait.CodeAmbiguousID}},
 	}, now, wait.DefaultPreparingThreshold)
@@ -198,7 +198,7 @@ func ExamplePartition() {
 // ExampleOutcomeTable_Outcome: an unrecognised terminal status reads
 // unknown, never succeeded.
 func ExampleOutcomeTable_Outcome() {
-	table := wait.LimcpOutcomes()
+	table := wait.DefaultOutcomes()
 	for _, status := range []string{"completed", "timed_out", "vanished"} {
 		fmt.Println(status, "->", table.Outcome(wait.Observation{Status: status, Terminal: true}))
 	}

@@ -26,7 +26,7 @@ func runAuto(t *testing.T, per map[string][]Observation, ids []string, opts Opti
 	clock := newAutoClock()
 	opts.Clock = clock
 	obs := &script{answer: states(per)}
-	res, err := Wait(context.Background(), obs, ids, opts)
+	res, err := Wait(context.Background(), obs, ids, &opts)
 	if err != nil {
 		t.Fatalf("Wait: %v", err)
 	}
@@ -226,7 +226,7 @@ func TestWaitCancelledBeforeStartObservesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	obs := &script{answer: states(map[string][]Observation{"a": {running()}})}
-	res, err := Wait(ctx, obs, []string{"a"}, Options{Clock: newManualClock()})
+	res, err := Wait(ctx, obs, []string{"a"}, &Options{Clock: newManualClock()})
 	if !errors.Is(err, context.Canceled) || res != nil {
 		t.Fatalf("Wait = %v, %v; want nil and an error wrapping context.Canceled", res, err)
 	}
@@ -248,7 +248,7 @@ func TestWaitCancelDuringSleepReturnsPromptly(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := Wait(ctx, obs, []string{"a"}, Options{PollInterval: dur(time.Second)})
+		res, err := Wait(ctx, obs, []string{"a"}, &Options{PollInterval: dur(time.Second)})
 		done <- outcome{res, err, time.Now()}
 	}()
 	<-obs.observe // the first observation is in; the loop is about to sleep 1 s
@@ -283,7 +283,7 @@ func TestWaitCancelDuringObservation(t *testing.T) {
 		cancel()
 		return nil, ctx.Err()
 	}}
-	res, err := Wait(ctx, obs, []string{"a"}, Options{Clock: newManualClock()})
+	res, err := Wait(ctx, obs, []string{"a"}, &Options{Clock: newManualClock()})
 	var oe *ObserveError
 	if !errors.Is(err, context.Canceled) || errors.As(err, &oe) || res != nil {
 		t.Fatalf("Wait = %v, %v; want nil and a cancellation, not an ObserveError", res, err)
@@ -356,7 +356,7 @@ func TestWaitWakeRealClock(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := Wait(context.Background(), f, []string{"a"}, Options{PollInterval: dur(time.Second), Wake: wake})
+		res, err := Wait(context.Background(), f, []string{"a"}, &Options{PollInterval: dur(time.Second), Wake: wake})
 		if err != nil {
 			t.Error(err)
 		}
@@ -533,7 +533,7 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if _, err := Wait(context.Background(), obs, []string{"a"}, Options{Clock: clock, Wake: wake}); err != nil {
+			if _, err := Wait(context.Background(), obs, []string{"a"}, &Options{Clock: clock, Wake: wake}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -552,7 +552,7 @@ func TestWaitWakesNeverBreakCorrectness(t *testing.T) {
 func startWait(t *testing.T, obs Observer, ids []string, opts Options) <-chan *Result {
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := Wait(context.Background(), obs, ids, opts)
+		res, err := Wait(context.Background(), obs, ids, &opts)
 		if err != nil {
 			t.Error(err)
 		}
@@ -617,7 +617,7 @@ func TestWaitObserveFailure(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obs := &script{answer: tt.answer}
-			res, err := Wait(context.Background(), obs, []string{"a", "b"}, Options{Clock: newAutoClock()})
+			res, err := Wait(context.Background(), obs, []string{"a", "b"}, &Options{Clock: newAutoClock()})
 			if res != nil {
 				t.Errorf("result %+v returned with the error", res)
 			}
@@ -638,7 +638,7 @@ func TestWaitObserveFailure(t *testing.T) {
 	}
 	t.Run("the observer's code is reachable through the error", func(t *testing.T) {
 		obs := &script{answer: func(int, []string) ([]Observation, error) { return nil, boom }}
-		_, err := Wait(context.Background(), obs, []string{"a"}, Options{Clock: newAutoClock()})
+		_, err := Wait(context.Background(), obs, []string{"a"}, &Options{Clock: newAutoClock()})
 		var coded interface{ ErrorCode() string }
 		if !errors.As(err, &coded) || coded.ErrorCode() != "launch_failed" {
 			t.Errorf("errors.As did not find the coded error in %v", err)
@@ -663,7 +663,7 @@ func TestWaitRefusesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Wait(context.Background(), tt.obs, tt.ids, tt.opts)
+			res, err := Wait(context.Background(), tt.obs, tt.ids, &tt.opts)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || res != nil {
 				t.Errorf("Wait = %v, %v; want error containing %q", res, err, tt.wantErr)
 			}
@@ -755,7 +755,7 @@ func TestWait256IDsCostOneObserverCallPerPoll(t *testing.T) {
 func TestWaitResultDoesNotAliasTheObserver(t *testing.T) {
 	shared := []Observation{idErr("a", CodeAmbiguousID)}
 	obs := ObserverFunc(func(context.Context, []string) ([]Observation, error) { return shared, nil })
-	res, err := Wait(context.Background(), obs, []string{"a"}, Options{MaxWait: dur(0)})
+	res, err := Wait(context.Background(), obs, []string{"a"}, &Options{MaxWait: dur(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -786,7 +786,7 @@ func TestWaitNamesRunsByTheirFullID(t *testing.T) {
 		}
 		return out, nil
 	})
-	res, err := Wait(context.Background(), obs, []string{"d62cd0c5", "d62cd0c5c7", full}, Options{MaxWait: Seconds(0)})
+	res, err := Wait(context.Background(), obs, []string{"d62cd0c5", "d62cd0c5c7", full}, &Options{MaxWait: Seconds(0)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ type VerbConfig struct {
 // `Observe [machine args] -- IDS...`, whose data must be {"observations":
 // [...]} (wait.Observation). Outcomes maps the CLI's terminal statuses to
 // succeeded, failed or cancelled; absent, limcp's table
-// (wait.LimcpOutcomes). The verb is an observe verb.
+// (wait.DefaultOutcomes). The verb is an observe verb.
 type WaitConfig struct {
 	Verb       string            `yaml:"verb"`
 	Observe    []string          `yaml:"observe"`
@@ -129,7 +129,7 @@ type WaitConfig struct {
 }
 
 // KillConfig is the kill: key: a control verb that stops a run through
-// the CLI's own kill (verbsurface.KillHandler over kill.CLIKill). Its
+// the CLI's own kill (verbsurface.KillHandler over kill.CLI). Its
 // schema is the projection of Path, whose parameters must be id and,
 // optionally, grace (a duration). With Status, `Status [machine args] --
 // ID` is run first and must print {"records": [{"id", "kind"}]} with
@@ -424,10 +424,10 @@ func fileParam(s string) (string, projector.PathUse, error) {
 		return "", "", fmt.Errorf("%q names no parameter", s)
 	}
 	if !ok {
-		return name, projector.PathRead, nil
+		return name, projector.PathUseRead, nil
 	}
 	u := projector.PathUse(use)
-	if !slices.Contains([]projector.PathUse{projector.PathRead, projector.PathWrite, projector.PathDir}, u) {
+	if !slices.Contains([]projector.PathUse{projector.PathUseRead, projector.PathUseWrite, projector.PathUseDir}, u) {
 		return "", "", fmt.Errorf("%q: use %q is not read, write or dir", s, use)
 	}
 	return name, u, nil

@@ -54,7 +54,7 @@ func newFront(cfg *Config) (*front, error) {
 		timeout, _ = parseDuration(cfg.Timeout)
 	}
 	command := cfg.resolvedCommand()
-	runner, err := dispatch.NewRunner(command[0], dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout})
+	runner, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout})
 	if err != nil {
 		return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
 	}
@@ -97,7 +97,7 @@ func newFront(cfg *Config) (*front, error) {
 	}
 	sopts := verbsurface.Options{
 		Source:      f.source,
-		Exec:        runner,
+		Runner:      runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
 		Roots:       roots,
@@ -108,7 +108,7 @@ func newFront(cfg *Config) (*front, error) {
 			return nil, err
 		}
 	}
-	f.surface, err = verbsurface.New(reg, sopts)
+	f.surface, err = verbsurface.New(reg, &sopts)
 	if err != nil {
 		return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
 	}
@@ -249,7 +249,7 @@ func firstLine(s string) string {
 // refused: counting a CLI's live runs needs a way to ask it that only
 // limcp's server has.
 func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options) error {
-	probe, err := verbsurface.New(reg, *sopts)
+	probe, err := verbsurface.New(reg, &*sopts)
 	if err != nil {
 		return &ConfigError{File: c.file, Msg: err.Error()}
 	}
@@ -281,11 +281,11 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 		}
 	}
 	if k := cfg.Kill; k != nil {
-		ck := kill.CLIKill{Kill: cfg.machineArgv(k.Path), KillRunner: func(grace time.Duration) (kill.Runner, error) {
+		ck := kill.CLI{Kill: cfg.machineArgv(k.Path), KillRunner: func(grace time.Duration) (kill.Runner, error) {
 			if grace <= 0 {
 				grace = kill.DefaultGrace
 			}
-			return dispatch.NewRunner(command[0], dispatch.Options{LeadingArgs: command[1:], Env: env,
+			return dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env,
 				Timeout: max(timeout, 2*time.Minute+4*grace)})
 		}}
 		if len(k.Status) > 0 {
@@ -293,9 +293,9 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 		}
 		for from, to := range k.Kinds {
 			if ck.Kinds == nil {
-				ck.Kinds = map[string]kill.EntityKind{}
+				ck.Kinds = map[string]kill.Kind{}
 			}
-			ck.Kinds[from] = kill.EntityKind(to)
+			ck.Kinds[from] = kill.Kind(to)
 		}
 		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary,
 			Handler: verbsurface.KillHandler(ck)}

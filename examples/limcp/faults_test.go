@@ -127,7 +127,7 @@ func TestWorkerKilledMidRun(t *testing.T) {
 	if len(mon.Running) != 1 || mon.Running[0].Process != "gone" {
 		t.Fatalf("monitor = %+v; want the run with its process gone", mon)
 	}
-	before := wait.Observation{ID: s.ID, Status: "running", Phase: wait.PhaseStarted, Process: wait.ProcessGone}
+	before := wait.Observation{ID: s.ID, Status: "running", Phase: wait.PhaseStarted, Process: wait.EvidenceGone}
 	if c := wait.Classify(before, time.Now(), wait.DefaultPreparingThreshold); c != wait.ClassStoppedWithoutEnd {
 		t.Fatalf("classified %s", c)
 	}
@@ -136,7 +136,7 @@ func TestWorkerKilledMidRun(t *testing.T) {
 	}
 	e.ok(&obs, "job", "observe", s.ID)
 	o := obs.Observations[0]
-	if !o.Terminal || o.Status != "failed" || o.ReasonCode != "run.failed.process_gone" || o.Process != wait.ProcessGone || o.PublishFailed {
+	if !o.Terminal || o.Status != "failed" || o.ReasonCode != "run.failed.process_gone" || o.Process != wait.EvidenceGone || o.PublishFailed {
 		t.Fatalf("observation after the reap = %+v", o)
 	}
 	var w wait.Result

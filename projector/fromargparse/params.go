@@ -290,20 +290,20 @@ func f64(v float64) *float64 { return &v }
 func pathUse(a *rawAction) projector.PathUse {
 	switch a.Type.Path {
 	case "read":
-		return projector.PathRead
+		return projector.PathUseRead
 	case "write":
-		return projector.PathWrite
+		return projector.PathUseWrite
 	}
 	names := append([]string{a.Dest}, a.OptionStrings...)
 	for _, n := range names {
 		for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '-' || r == '_' }) {
 			switch w {
 			case "out", "output", "outfile", "outdir", "outpath":
-				return projector.PathWrite
+				return projector.PathUseWrite
 			}
 		}
 	}
-	return projector.PathRead
+	return projector.PathUseRead
 }
 
 // plainValue decodes a walker value that is plain JSON (numbers as int64 or

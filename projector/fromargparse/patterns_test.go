@@ -18,7 +18,7 @@ func TestWalkPatterns(t *testing.T) {
 	tree := trees(t)["vsfixture:build"]
 	type shape struct {
 		Kind      projector.Kind
-		Arity     projector.ArityKind
+		Arity     projector.Arity
 		Path      projector.PathUse
 		Bare      bool
 		Const     any

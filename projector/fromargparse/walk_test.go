@@ -94,7 +94,7 @@ func TestWalkActions(t *testing.T) {
 	neg := all["vsfixture:build"].Find("neg")
 	type want struct {
 		kind     projector.Kind
-		arity    projector.ArityKind
+		arity    projector.Arity
 		n        int
 		required bool
 		def      any

@@ -152,7 +152,7 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	case n < 1:
 		return unrep("nargs=%d", n)
 	case rp.Multiple && n > 1:
-		if p.Path != projector.PathNone {
+		if p.Path != projector.PathUseNone {
 			// The surface confines a path or a list of paths, not paths
 			// inside tuples.
 			return unrep("multiple=True with nargs=%d of paths: a list of %d-tuples of paths, which the surface cannot confine to its roots", n, n)
@@ -395,20 +395,20 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 			return unrep("choices %v mix kinds", t.Choices)
 		}
 	case "path":
-		out.path = projector.PathRead
+		out.path = projector.PathUseRead
 		switch {
 		case t.DirOkay && !t.FileOkay:
-			out.path = projector.PathDir
+			out.path = projector.PathUseDir
 		case t.Writable || namesOutput(rp):
-			out.path = projector.PathWrite
+			out.path = projector.PathUseWrite
 		}
 		// "-" is a standard stream (allow_dash), which the surface has
 		// none to hand over; "" names no file.
 		out.forbidden = []any{"-", ""}
 	case "file":
-		out.path = projector.PathRead
+		out.path = projector.PathUseRead
 		if strings.ContainsAny(t.Mode, "wax+") {
-			out.path = projector.PathWrite
+			out.path = projector.PathUseWrite
 		}
 		out.forbidden = []any{"-", ""}
 	case "datetime":

@@ -383,7 +383,7 @@ func arrangeArguments(args []*projector.Param) *projector.Unrepresentable {
 	return nil
 }
 
-func fixedArity(a *projector.Param) projector.ArityKind {
+func fixedArity(a *projector.Param) projector.Arity {
 	if a.Arity == projector.ArityOptional {
 		return projector.ArityOne
 	}

@@ -91,8 +91,8 @@ func TestWalkStructure(t *testing.T) {
 			t.Errorf("%s: a plain group is runnable: %+v", python, c)
 		}
 		paths := tree.Find("paths")
-		for name, use := range map[string]projector.PathUse{"src": projector.PathRead, "out": projector.PathWrite, "workdir": projector.PathDir,
-			"log": projector.PathWrite, "conf": projector.PathRead, "inputs": projector.PathRead} {
+		for name, use := range map[string]projector.PathUse{"src": projector.PathUseRead, "out": projector.PathUseWrite, "workdir": projector.PathUseDir,
+			"log": projector.PathUseWrite, "conf": projector.PathUseRead, "inputs": projector.PathUseRead} {
 			if p := param(paths, name); p == nil || p.Path != use {
 				t.Errorf("%s: paths %s: %+v, want path use %q", python, name, p, use)
 			}

@@ -49,7 +49,7 @@ func BenchmarkProject(b *testing.B) {
 	root := syntheticTree()
 	b.ReportAllocs()
 	for b.Loop() {
-		tree, err := Walk(root)
+		tree, err := Walk(root, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func BenchmarkProject(b *testing.B) {
 // BenchmarkProjectOneVerb re-projects and fingerprints one verb of the walked
 // model (target < 100 µs).
 func BenchmarkProjectOneVerb(b *testing.B) {
-	tree, err := Walk(syntheticTree())
+	tree, err := Walk(syntheticTree(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func BenchmarkProjectOneVerb(b *testing.B) {
 
 // BenchmarkRenderArgv renders a typical argument object for one verb.
 func BenchmarkRenderArgv(b *testing.B) {
-	tree, err := Walk(syntheticTree())
+	tree, err := Walk(syntheticTree(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkRenderArgv(b *testing.B) {
 }
 
 func TestSyntheticTreeSize(t *testing.T) {
-	tree, err := Walk(syntheticTree())
+	tree, err := Walk(syntheticTree(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func BenchmarkWalk(b *testing.B) {
 	root := syntheticTree()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Walk(root); err != nil {
+		if _, err := Walk(root, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -55,7 +55,7 @@ func TestChooserChoicesBecomeEnum(t *testing.T) {
 		{"float64 choices become numbers", "float64", "0.5", []string{"0.5", "1.5"}, []any{0.5, 1.5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tree, err := Walk(choiceTree(tc.typ, tc.def, tc.choices...))
+			tree, err := Walk(choiceTree(tc.typ, tc.def, tc.choices...), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestChooserChoicesBecomeEnum(t *testing.T) {
 // TestChooserChoiceOfWrongKindIsUnavailable: an integer flag offering a
 // choice that is not an integer cannot be described truthfully.
 func TestChooserChoiceOfWrongKindIsUnavailable(t *testing.T) {
-	tree, err := Walk(choiceTree("int64", "1", "1", "two"))
+	tree, err := Walk(choiceTree("int64", "1", "1", "two"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

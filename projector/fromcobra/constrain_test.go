@@ -30,7 +30,7 @@ func TestConstrain(t *testing.T) {
 		Constrain(agent, "label", Constraint{Pattern: `^[a-z]*$`})
 		Constrain(wait, "ids", Constraint{MaxItems: 256, UniqueItems: true})
 	})
-	tree, err := Walk(root)
+	tree, err := Walk(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestConstrain(t *testing.T) {
 		{"an unknown annotation", func(a, _ *cobra.Command) { a.Annotations = map[string]string{"verbsurface.min_items:model": "1"} }, "unknown verbsurface annotation"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tree, err := Walk(constrainRoot(tt.apply))
+			tree, err := Walk(constrainRoot(tt.apply), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestConstrain(t *testing.T) {
 func ExampleConstrain() {
 	wait := &cobra.Command{Use: "wait IDS...", Args: cobra.MinimumNArgs(1), RunE: func(*cobra.Command, []string) error { return nil }}
 	Constrain(wait, "ids", Constraint{MaxItems: 256, UniqueItems: true})
-	tree, _ := Walk(wait)
+	tree, _ := Walk(wait, nil)
 	s, _ := projector.Project(tree.Commands[0])
 	ids := s.Properties["ids"]
 	fmt.Println(*ids.MinItems, *ids.MaxItems, ids.UniqueItems)
@@ -100,7 +100,7 @@ func TestConstrainDescription(t *testing.T) {
 		Constrain(agent, "model", Constraint{Description: "the model to run, e.g. echo"})
 		Constrain(agent, "label", Constraint{Description: "a label for the record"})
 	})
-	tree, err := Walk(root)
+	tree, err := Walk(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestConstrainDescription(t *testing.T) {
 	root = constrainRoot(func(agent, wait *cobra.Command) {
 		Constrain(agent, "model", Constraint{Description: " "})
 	})
-	tree, err = Walk(root)
+	tree, err = Walk(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

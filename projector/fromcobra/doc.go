@@ -4,7 +4,7 @@
 //
 // # Walking
 //
-// [Walk] (or [WalkWith], with [Options]) visits the root and every
+// [Walk], with optional [Options], visits the root and every
 // subcommand, parents before children. Each command's parameters are its
 // visible flags — local ones, then the persistent flags it inherits (cobra
 // parses those on the child, so they are the child's parameters) — then the

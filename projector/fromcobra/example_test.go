@@ -28,8 +28,8 @@ func newCLI() *cobra.Command {
 
 // Projecting a cobra command: walk the tree (leaving out the machine-mode
 // flag the dispatcher always sets), project one command, render arguments.
-func ExampleWalkWith() {
-	tree, err := fromcobra.WalkWith(newCLI(), &fromcobra.Options{ExcludeFlags: []string{"json"}})
+func ExampleWalk_options() {
+	tree, err := fromcobra.Walk(newCLI(), &fromcobra.Options{ExcludeFlags: []string{"json"}})
 	if err != nil {
 		panic(err)
 	}
@@ -66,7 +66,7 @@ func ExampleWalk_unavailable() {
 	login.Flags().String("password", "", "password")
 	login.MarkFlagsRequiredTogether("user", "password")
 	root.AddCommand(login)
-	tree, _ := fromcobra.Walk(root)
+	tree, _ := fromcobra.Walk(root, nil)
 	_, err := projector.Project(tree.Find("login"))
 	fmt.Println(err)
 	// Output:
@@ -83,7 +83,7 @@ func ExampleWalk_stringIn() {
 	serve.Flags().String("color", "never", "auto, always or never")
 	serve.Flags().Lookup("color").NoOptDefVal = "auto"
 	root.AddCommand(serve)
-	tree, _ := fromcobra.Walk(root)
+	tree, _ := fromcobra.Walk(root, nil)
 	schema, _ := projector.Project(tree.Find("serve"))
 	for _, name := range []string{"bind", "color"} {
 		s := schema.Properties[name]

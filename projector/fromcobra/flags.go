@@ -196,13 +196,13 @@ const AnnotationPath = "verbsurface:path"
 func pathUse(f *pflag.Flag) projector.PathUse {
 	v := f.Annotations[AnnotationPath]
 	if len(v) == 0 {
-		return projector.PathNone
+		return projector.PathUseNone
 	}
 	switch use := projector.PathUse(v[0]); use {
-	case projector.PathRead, projector.PathWrite, projector.PathDir:
+	case projector.PathUseRead, projector.PathUseWrite, projector.PathUseDir:
 		return use
 	}
-	return projector.PathRead
+	return projector.PathUseRead
 }
 
 // Chooser is implemented by a pflag.Value that accepts only a fixed set of

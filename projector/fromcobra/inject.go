@@ -40,7 +40,7 @@ func NewInjector(fresh func() *cobra.Command, path []string, inject InjectFunc, 
 		if fp == "" {
 			return nil, "", fmt.Errorf("fromcobra: injecting %q into %q: the inject function returned no content fingerprint", value, strings.Join(path, " "))
 		}
-		tree, err := WalkWith(root, opts)
+		tree, err := Walk(root, opts)
 		if err != nil {
 			return nil, "", err
 		}

@@ -23,12 +23,12 @@ func TestAnnotationPathMarksPathParams(t *testing.T) {
 		}
 	}
 	root.AddCommand(sub)
-	tree, err := Walk(root)
+	tree, err := Walk(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]projector.PathUse{"spec": projector.PathRead, "cwd": projector.PathDir, "out": projector.PathWrite,
-		"odd": projector.PathRead, "plain": projector.PathNone}
+	want := map[string]projector.PathUse{"spec": projector.PathUseRead, "cwd": projector.PathUseDir, "out": projector.PathUseWrite,
+		"odd": projector.PathUseRead, "plain": projector.PathUseNone}
 	for _, p := range mustFind(t, tree, "run").Params {
 		if w, ok := want[p.Name]; ok && p.Path != w {
 			t.Errorf("%s: Path %q, want %q", p.Name, p.Path, w)

@@ -309,7 +309,7 @@ func layout(tokens []useToken, min, max int) []*projector.Param {
 		}
 	}
 	var params []*projector.Param
-	param := func(i int, arity projector.ArityKind, required, array bool) {
+	param := func(i int, arity projector.Arity, required, array bool) {
 		params = append(params, &projector.Param{Name: name(i, array), Kind: projector.KindString, Arity: arity,
 			Required: required, Action: "cobra:positional", Help: help(i)})
 	}

@@ -25,7 +25,7 @@ var fixtureOptions = &Options{ExcludeFlags: []string{"json"}}
 
 func fixtureTree(t testing.TB) *projector.Tree {
 	t.Helper()
-	tree, err := WalkWith(fixture.New(nil), fixtureOptions)
+	tree, err := Walk(fixture.New(nil), fixtureOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

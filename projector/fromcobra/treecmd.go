@@ -12,7 +12,7 @@ import (
 const TreeCommandName = "__verbsurface-tree"
 
 // TreeCommand returns a hidden command that prints root's parser model
-// (WalkWith(root, opts)) as one JSON object on stdout, so a cobra CLI in
+// (Walk(root, opts)) as one JSON object on stdout, so a cobra CLI in
 // another binary can be fronted without importing it: add it in one line,
 //
 //	root.AddCommand(fromcobra.TreeCommand(root, nil))
@@ -27,7 +27,7 @@ func TreeCommand(root *cobra.Command, opts *Options) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			t, err := WalkWith(root, opts)
+			t, err := Walk(root, opts)
 			if err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ func treeCLI() *cobra.Command {
 // completion commands, and the command itself, left out).
 func TestTreeCommandPrintsTheWalk(t *testing.T) {
 	opts := &fromcobra.Options{ExcludeFlags: []string{"json"}}
-	want, err := fromcobra.WalkWith(treeCLI(), opts)
+	want, err := fromcobra.Walk(treeCLI(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

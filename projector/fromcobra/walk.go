@@ -25,11 +25,8 @@ type Options struct {
 	ExcludeFlags []string
 }
 
-// Walk is WalkWith(root, nil).
-func Walk(root *cobra.Command) (*projector.Tree, error) { return WalkWith(root, nil) }
-
-// WalkWith walks the in-process cobra tree under root and returns its parser
-// model (dialect pflag). Each command becomes one projector.Command (parents
+// Walk walks the in-process cobra tree under root and returns its parser
+// model (dialect pflag); nil opts means the zero Options. Each command becomes one projector.Command (parents
 // before children, siblings in cobra's order); the root's Path is empty and
 // Tree.Program is root.Name().
 //
@@ -41,13 +38,13 @@ func Walk(root *cobra.Command) (*projector.Tree, error) { return WalkWith(root, 
 // opts.ExcludeFlags are left out. What makes a command or flag
 // unrepresentable is listed in the package documentation.
 //
-// WalkWith calls each command's Args validator with probe argument lists
+// Walk calls each command's Args validator with probe argument lists
 // (the validator is a function; calling it is the only way to learn which
 // counts it accepts), and lets cobra merge persistent flags into each
 // command's flag set, as cobra itself does before parsing; so two walks of
 // one tree must not run at once. Walk a freshly built tree: one that has
 // executed may carry the help command and flags cobra adds at execution.
-func WalkWith(root *cobra.Command, opts *Options) (*projector.Tree, error) {
+func Walk(root *cobra.Command, opts *Options) (*projector.Tree, error) {
 	if root == nil {
 		return nil, fmt.Errorf("fromcobra: nil root command")
 	}

@@ -20,7 +20,7 @@ import (
 func TestWalkRecordsExcluded(t *testing.T) {
 	root := fixture.New(nil)
 	root.InitDefaultHelpFlag()
-	tree, err := WalkWith(root, &Options{ExcludeFlags: []string{"json", "profile"}})
+	tree, err := Walk(root, &Options{ExcludeFlags: []string{"json", "profile"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestWalkRecordsExcluded(t *testing.T) {
 			}
 		}
 	}
-	plain, err := Walk(fixture.New(nil))
+	plain, err := Walk(fixture.New(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestWalkCommandFacts(t *testing.T) {
 		&cobra.Command{Use: "hidden", Short: "h", Hidden: true, Run: run},
 		&cobra.Command{Use: "old", Short: "o", Deprecated: "use new", Run: run},
 	)
-	tree, err := Walk(root)
+	tree, err := Walk(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestWalkBoolSpellings(t *testing.T) {
 		root.SetErr(io.Discard)
 		return root
 	}
-	tree, err := Walk(build(map[string]bool{}))
+	tree, err := Walk(build(map[string]bool{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestWalkGroupMembersNotOffered(t *testing.T) {
 	none.MarkFlagsOneRequired("secret", "internal")
 
 	root.AddCommand(partly, none)
-	tree, err := WalkWith(root, &Options{ExcludeFlags: []string{"internal"}})
+	tree, err := Walk(root, &Options{ExcludeFlags: []string{"internal"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestWalkGroupMembersNotOffered(t *testing.T) {
 func TestWalkDuplicatePositionals(t *testing.T) {
 	root := &cobra.Command{Use: "app"}
 	root.AddCommand(&cobra.Command{Use: "diff FILE FILE", Args: cobra.ExactArgs(2), Run: func(*cobra.Command, []string) {}})
-	tree, err := Walk(root)
+	tree, err := Walk(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

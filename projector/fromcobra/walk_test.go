@@ -38,7 +38,7 @@ func TestWalkFlagTypes(t *testing.T) {
 	type row struct {
 		flag, name       string
 		kind             projector.Kind
-		arity            projector.ArityKind
+		arity            projector.Arity
 		min, max         any // nil or float64
 		def              any
 		pattern          string
@@ -106,7 +106,7 @@ func TestWalkLeavesOut(t *testing.T) {
 	for _, c := range root.Commands() {
 		c.InitDefaultHelpFlag()
 	}
-	tree, err := WalkWith(root, fixtureOptions)
+	tree, err := Walk(root, fixtureOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestWalkLeavesOut(t *testing.T) {
 		t.Errorf("inherited persistent flag --profile missing: %+v", p)
 	}
 	// Without the exclusion the machine-mode flag is an ordinary parameter.
-	all, _ := Walk(fixture.New(nil))
+	all, _ := Walk(fixture.New(nil), nil)
 	if param(t, mustFind(t, all, "types"), "json") == nil {
 		t.Error("--json left out without ExcludeFlags")
 	}

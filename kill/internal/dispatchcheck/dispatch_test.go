@@ -65,7 +65,7 @@ func TestExecutorOverDispatch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "calls.jsonl")
-			runner, err := dispatch.NewRunner(fixture, dispatch.Options{
+			runner, err := dispatch.NewRunner(fixture, &dispatch.Options{
 				Env:     append(os.Environ(), "FIXTURECLI_LOG="+log),
 				Timeout: 700 * time.Millisecond,
 				Grace:   200 * time.Millisecond,
@@ -75,7 +75,7 @@ func TestExecutorOverDispatch(t *testing.T) {
 			}
 			g, dir := startGroup(t)
 			rec := kill.Record{Kind: kill.KindPlay, ID: tc.id, Group: &g, ServerCreatedGroup: true}
-			res, err := kill.NewExecutor(runner, nil).Kill(context.Background(), rec)
+			res, err := kill.NewKiller(runner, nil).Kill(context.Background(), rec)
 
 			if tc.code == "" {
 				if err != nil || res.Delegated == nil || !res.Delegated.OK {

@@ -50,7 +50,7 @@ type entry struct {
 
 func walk(t *testing.T, c cli) *projector.Tree {
 	t.Helper()
-	tree, err := fromcobra.Walk(c.root())
+	tree, err := fromcobra.Walk(c.root(), nil)
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}

@@ -363,7 +363,7 @@ var walkOptions = &fromcobra.Options{ExcludeFlags: []string{"json"}}
 // Tree walks a fresh fixture tree in-process, as an embedding program
 // walks its own cobra tree.
 func Tree(env Env) (*projector.Tree, error) {
-	return fromcobra.WalkWith(NewRoot(env, io.Discard), walkOptions)
+	return fromcobra.Walk(NewRoot(env, io.Discard), walkOptions)
 }
 
 // Injector is the fixture's dynamic injection for "play": it performs on a
@@ -376,7 +376,7 @@ func Injector(env Env) projector.Injector {
 		if err != nil {
 			return nil, "", err
 		}
-		t, err := fromcobra.WalkWith(root, walkOptions)
+		t, err := fromcobra.Walk(root, walkOptions)
 		if err != nil {
 			return nil, "", err
 		}

@@ -89,7 +89,7 @@ func TestNewRootIsFreshEachCall(t *testing.T) {
 // and checks every runnable, visible command projects, with the parameter
 // names the verbs need.
 func TestTreeProjects(t *testing.T) {
-	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
+	tree, err := fromcobra.Walk(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestNotifyFlagsAreFencedByName(t *testing.T) {
 			}
 		}
 	}
-	tree, err := fromcobra.WalkWith(root, &fromcobra.Options{ExcludeFlags: append([]string{"json", "home"}, notify.Flags...)})
+	tree, err := fromcobra.Walk(root, &fromcobra.Options{ExcludeFlags: append([]string{"json", "home"}, notify.Flags...)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ no machine mode.`,
 // ownInventory walks limcp's own tree exactly as the server does (the same
 // excluded flags, fence and machine mode) and checks the allowlist against it.
 func ownInventory(iopts *projector.InventoryOptions) (*inventoryReport, error) {
-	tree, err := fromcobra.WalkWith(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
+	tree, err := fromcobra.Walk(NewRoot(Options{}), &fromcobra.Options{ExcludeFlags: server.ExcludedFlags})
 	if err != nil {
 		return nil, machine.Errorf(machine.Internal, nil, "walking limcp's own command tree: %v", err)
 	}

@@ -315,7 +315,7 @@ Expiry is not an error. The window and poll interval are clamped (window
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		res, err := wait.Wait(ctx, &run.Observer{Store: st}, args, wait.Options{MaxWait: wait.Seconds(maxWait), PollInterval: wait.Seconds(poll)})
+		res, err := wait.Wait(ctx, &run.Observer{Store: st}, args, &wait.Options{MaxWait: wait.Seconds(maxWait), PollInterval: wait.Seconds(poll)})
 		if err != nil {
 			if ctx.Err() != nil && cmd.Context().Err() == nil {
 				return machine.Errorf(machine.WaitFailed, nil, "wait interrupted: %v", context.Cause(ctx))

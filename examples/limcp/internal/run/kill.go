@@ -275,19 +275,19 @@ func (k *killer) signal(ctx context.Context, rec store.Record) own {
 		forced = forced || s.Signal == "SIGKILL"
 	}
 	switch out.Status {
-	case kill.GroupReaped:
+	case kill.GroupStatusReaped:
 		o.reason = ReasonManualKill
 		if forced {
 			o.reason = ReasonForceKill
 		}
-	case kill.GroupAlreadyGone, kill.GroupIdentityMismatch:
+	case kill.GroupStatusAlreadyGone, kill.GroupStatusIdentityMismatch:
 		// The process was gone before this kill touched it (an entity
 		// sharing the group sees the same, cached outcome): record the
 		// truth.
 		o.status, o.reason = store.StatusFailed, ReasonProcessGone
-	case kill.GroupSurvivors:
+	case kill.GroupStatusSurvivors:
 		o.failure, o.detail, o.survivors = "process_survived_sigkill", out.Reason, out.Survivors
-	case kill.GroupLeaderGone:
+	case kill.GroupStatusLeaderGone:
 		o.failure, o.detail, o.survivors = "leader_gone_members_remain", out.Reason, out.Survivors
 	default:
 		detail := out.Reason

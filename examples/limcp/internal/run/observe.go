@@ -48,7 +48,7 @@ func (o *Observer) Observe(ctx context.Context, ids []string) ([]wait.Observatio
 func (o *Observer) observe(ctx context.Context, asGiven string, rec store.Record, groups *groupTable) wait.Observation {
 	ev, orphan := o.evidence(ctx, rec, groups)
 	publishFailed := false
-	if rec.Status == store.StatusRunning && ev == wait.ProcessGone {
+	if rec.Status == store.StatusRunning && ev == wait.EvidenceGone {
 		next, err := o.Store.Transition(ctx, store.Change{ID: rec.ID, Version: rec.Version, To: store.StatusFailed,
 			Reason: ReasonProcessGone, Actor: ActorObserver})
 		switch {
@@ -104,38 +104,38 @@ func (o *Observer) evidence(ctx context.Context, rec store.Record, groups *group
 	if rec.Kind == store.KindShow {
 		kids, err := o.Store.Children(ctx, rec.ID)
 		if err != nil {
-			return wait.ProcessUnknown, false
+			return wait.EvidenceUnknown, false
 		}
 		for _, k := range kids {
 			if k.Terminal() {
 				continue
 			}
-			if ev, _ := o.evidence(ctx, k, groups); ev == wait.ProcessAlive {
-				return wait.ProcessAlive, false
+			if ev, _ := o.evidence(ctx, k, groups); ev == wait.EvidenceAlive {
+				return wait.EvidenceAlive, false
 			}
 		}
-		return wait.ProcessUnknown, false
+		return wait.EvidenceUnknown, false
 	}
 	if rec.PID <= 0 {
-		return wait.ProcessUnknown, false
+		return wait.EvidenceUnknown, false
 	}
 	switch procid.Check(procid.Identity{PID: rec.PID, StartTime: rec.StartTime}) {
 	case procid.Alive:
-		return wait.ProcessAlive, false
+		return wait.EvidenceAlive, false
 	case procid.Unknown:
-		return wait.ProcessUnknown, false
+		return wait.EvidenceUnknown, false
 	}
 	if rec.Terminal() && rec.ReasonCode != ReasonProcessGone {
-		return wait.ProcessGone, false
+		return wait.EvidenceGone, false
 	}
 	n, err := groups.members(rec.PGID)
 	switch {
 	case err != nil:
-		return wait.ProcessUnknown, false
+		return wait.EvidenceUnknown, false
 	case n > 0:
-		return wait.ProcessUnknown, true
+		return wait.EvidenceUnknown, true
 	}
-	return wait.ProcessGone, false
+	return wait.EvidenceGone, false
 }
 
 // groupTable counts live members per process group, reading the process table once per

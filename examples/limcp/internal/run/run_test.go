@@ -104,10 +104,10 @@ func TestObserveEvidence(t *testing.T) {
 		terminal bool
 		reason   string
 	}{
-		{"a live identity is alive", alive.ID, wait.ProcessAlive, "running", false, ReasonStarted},
-		{"a gone identity with an empty group is gone, and reaped", gone.ID, wait.ProcessGone, "failed", true, ReasonProcessGone},
-		{"a preparing record has no process to show", prep[0].ID, wait.ProcessUnknown, "preparing", false, "run.preparing.submitted"},
-		{"a show is alive while a play of it is alive", playWithLiveWorker.Parent, wait.ProcessAlive, "running", false, "show.running.opened"},
+		{"a live identity is alive", alive.ID, wait.EvidenceAlive, "running", false, ReasonStarted},
+		{"a gone identity with an empty group is gone, and reaped", gone.ID, wait.EvidenceGone, "failed", true, ReasonProcessGone},
+		{"a preparing record has no process to show", prep[0].ID, wait.EvidenceUnknown, "preparing", false, "run.preparing.submitted"},
+		{"a show is alive while a play of it is alive", playWithLiveWorker.Parent, wait.EvidenceAlive, "running", false, "show.running.opened"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ func TestReapThatCannotBeWrittenSetsPublishFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := observe1(t, observer, r.ID)
-	if !o.PublishFailed || o.Terminal || o.Process != wait.ProcessGone {
+	if !o.PublishFailed || o.Terminal || o.Process != wait.EvidenceGone {
 		t.Fatalf("observation under a held lock = %+v; want publish_failed, not terminal", o)
 	}
 	if c := wait.Classify(o, time.Now(), wait.DefaultPreparingThreshold); c != wait.ClassStoppedWithoutEnd {
@@ -276,7 +276,7 @@ func TestObserveDoesNotReapAnOrphanedGroup(t *testing.T) {
 	leader, _ := orphanedGroup(t)
 	r := running(t, st, store.KindInvocation, "", leader)
 	o := observe1(t, st, r.ID)
-	if o.Process != wait.ProcessUnknown || !o.PossiblyOrphaned || o.Terminal || o.Status != "running" {
+	if o.Process != wait.EvidenceUnknown || !o.PossiblyOrphaned || o.Terminal || o.Status != "running" {
 		t.Fatalf("observation = %+v; want unknown, possibly orphaned, running", o)
 	}
 	if cur, _ := st.Get(ctx, r.ID); cur.Version != r.Version {

@@ -79,7 +79,7 @@ func TestLookupRecord(t *testing.T) {
 		code string
 	}{
 		{"one record", `{"records":[{"id":"abcdef1234567890","kind":"play"}]}`, nil,
-			kill.Record{Kind: kill.EntityKind("play"), ID: "abcdef1234567890"}, ""},
+			kill.Record{Kind: kill.Kind("play"), ID: "abcdef1234567890"}, ""},
 		{"the CLI's error passes through", "", cliErr, kill.Record{}, verbsurface.CodeCLIError},
 		{"no record", `{"records":[]}`, nil, kill.Record{}, verbsurface.CodeInvalidResult},
 		{"two records", `{"records":[{"id":"a","kind":"play"},{"id":"b","kind":"play"}]}`, nil, kill.Record{}, verbsurface.CodeInvalidResult},
@@ -88,7 +88,7 @@ func TestLookupRecord(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var argv []string
-			exec := verbsurface.ExecutorFunc(func(_ context.Context, a []string) (json.RawMessage, error) {
+			exec := verbsurface.RunnerFunc(func(_ context.Context, a []string) (json.RawMessage, error) {
 				argv = a
 				if c.err != nil {
 					return nil, c.err

@@ -14,14 +14,14 @@ import (
 // statusCommand and killCommand are job.kill's two CLI commands: the
 // record's durable identity (full id and kind) comes from `limcp job
 // status --json -- ID`, the kill itself is `limcp kill --json
-// [--grace=D] -- ID` (kill.ReferenceKillArgv).
+// [--grace=D] -- ID` (kill.ReferenceArgv).
 var (
 	statusCommand = []string{"job", "status", "--json"}
 	killCommand   = []string{"kill", "--json"}
 )
 
 // jobKill is the job.kill handler: verbsurface.KillHandler over
-// kill.CLIKill, the generic delegated kill that `verbsurface serve`'s
+// kill.CLI, the generic delegated kill that `verbsurface serve`'s
 // kill: key uses too. Its args are those of the projected `kill` schema
 // (id, grace). It reads the record's kind, lets kill.Decide choose, and
 // delegates to `limcp kill`: the CLI reaps transitively (play → session →
@@ -33,7 +33,7 @@ var (
 // goes away cannot leave a half-done kill. limcp's extra is the kill's
 // runner, whose timeout follows the grace (killRunner).
 func (s *Server) jobKill() verbsurface.Handler {
-	return verbsurface.KillHandler(kill.CLIKill{Status: statusCommand, Kill: killCommand, KillRunner: s.killRunner})
+	return verbsurface.KillHandler(kill.CLI{Status: statusCommand, Kill: killCommand, KillRunner: s.killRunner})
 }
 
 // killRunner is a runner whose timeout leaves the CLI's kill room for its
@@ -43,7 +43,7 @@ func (s *Server) killRunner(grace time.Duration) (kill.Runner, error) {
 	if grace <= 0 {
 		grace = kill.DefaultGrace
 	}
-	r, err := dispatch.NewRunner(s.exe, dispatch.Options{Env: s.commandEnv(), Timeout: 2*time.Minute + 4*grace})
+	r, err := dispatch.NewRunner(s.exe, &dispatch.Options{Env: s.commandEnv(), Timeout: 2*time.Minute + 4*grace})
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,6 @@ func (s *Server) killRunner(grace time.Duration) (kill.Runner, error) {
 
 // lookupRecord asks the CLI for the record's durable identity: its full id
 // and kind. An unknown or ambiguous id comes back as the CLI's error.
-func lookupRecord(ctx context.Context, exec verbsurface.Executor, id string) (kill.Record, error) {
+func lookupRecord(ctx context.Context, exec verbsurface.Runner, id string) (kill.Record, error) {
 	return kill.LookupRecord(ctx, exec, statusCommand, id)
 }

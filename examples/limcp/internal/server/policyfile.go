@@ -121,7 +121,7 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 
 // loadPolicy loads Options.PolicyFile against the surface's live verbs.
 func (s *Server) loadPolicy(sopts verbsurface.Options, reg *verbsurface.Registry) (*policy.Policy, error) {
-	probe, err := verbsurface.New(reg, sopts)
+	probe, err := verbsurface.New(reg, &sopts)
 	if err != nil {
 		return nil, err
 	}

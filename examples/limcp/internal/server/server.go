@@ -168,7 +168,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: cannot find its own executable: %w", err)
 		}
 	}
-	tree, err := fromcobra.WalkWith(opts.NewRoot(), s.walk)
+	tree, err := fromcobra.Walk(opts.NewRoot(), s.walk)
 	if err != nil {
 		return nil, fmt.Errorf("server: walking the limcp command tree: %w", err)
 	}
@@ -184,7 +184,7 @@ func New(opts Options) (*Server, error) {
 	}
 	cmdEnv := s.commandEnv()
 	s.models = newLiveModels(opts.Home, cmdEnv)
-	s.runner, err = dispatch.NewRunner(exe, dispatch.Options{Env: cmdEnv, Timeout: opts.Timeout})
+	s.runner, err = dispatch.NewRunner(exe, &dispatch.Options{Env: cmdEnv, Timeout: opts.Timeout})
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)
@@ -204,8 +204,8 @@ func New(opts Options) (*Server, error) {
 	}
 	sopts := verbsurface.Options{
 		Source:        s.treeSource,
-		Exec:          s.runner,
-		MachineFlag:   "--json",
+		Runner:        s.runner,
+		Machine:       verbsurface.Machine{Args: []string{"--json"}},
 		Policy:        s.policy,
 		SynonymSunset: SynonymSunset,
 		Now:           opts.Now,
@@ -237,7 +237,7 @@ func New(opts Options) (*Server, error) {
 	if opts.PolicyFile != "" || opts.Audit != nil {
 		sopts.OnOp = s.onOp
 	}
-	s.surface, err = verbsurface.New(reg, sopts)
+	s.surface, err = verbsurface.New(reg, &sopts)
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)

@@ -108,7 +108,7 @@ func catalogVerbs(t *testing.T, f *fixture) []string {
 // exclude).
 func TestNoVerbSchemaCarriesExcludedFlags(t *testing.T) {
 	t.Parallel()
-	tree, err := fromcobra.Walk(rootWithNotifyFlags())
+	tree, err := fromcobra.Walk(rootWithNotifyFlags(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	runner, err := dispatch.NewRunner(os.Getenv("TESTCLI_BIN"), dispatch.Options{})
+	runner, err := dispatch.NewRunner(os.Getenv("TESTCLI_BIN"), &dispatch.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	surface, err := verbsurface.New(reg, verbsurface.Options{Source: verbsurface.StaticTree(tree), Exec: runner, MachineFlag: "--json"})
+	surface, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(tree), Runner: runner, Machine: verbsurface.Machine{Args: []string{"--json"}}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -32,14 +32,14 @@ type codedError interface {
 	ErrorDetails() map[string]any
 }
 
-// KillArgv builds the argv (without the program) of the CLI's kill of one
+// ArgvFunc builds the argv (without the program) of the CLI's kill of one
 // entity. grace is [Options].Grace; zero means the CLI's own default.
-type KillArgv func(e Entity, grace time.Duration) []string
+type ArgvFunc func(e Entity, grace time.Duration) []string
 
-// ReferenceKillArgv is the kill argv of the reference CLI, limcp:
+// ReferenceArgv is the kill argv of the reference CLI, limcp:
 // kill --json [--grace=D] -- ID. The kind is not passed: the CLI resolves
 // the id itself. "--" keeps an id that begins with a dash an id.
-func ReferenceKillArgv(e Entity, grace time.Duration) []string {
+func ReferenceArgv(e Entity, grace time.Duration) []string {
 	argv := []string{"kill", "--json"}
 	if grace > 0 {
 		argv = append(argv, "--grace="+grace.String())
@@ -47,34 +47,34 @@ func ReferenceKillArgv(e Entity, grace time.Duration) []string {
 	return append(argv, "--", e.ID)
 }
 
-// Options configure an [Executor]. The zero value is right for the
+// Options configure an [Killer]. The zero value is right for the
 // reference CLI.
 type Options struct {
-	// KillArgv builds the CLI's kill argv; nil means [ReferenceKillArgv].
-	KillArgv KillArgv
+	// ArgvFunc builds the CLI's kill argv; nil means [ReferenceArgv].
+	Argv ArgvFunc
 	// Grace is the time between SIGTERM and SIGKILL. It is passed to the
 	// CLI's kill when positive, and used when signalling a group
 	// ([DefaultGrace] when zero or negative).
 	Grace time.Duration
 }
 
-// Executor carries out the kill policy: it decides with [Decide] and then
+// Killer carries out the kill policy: it decides with [Decide] and then
 // delegates, signals or refuses. It holds no mutable state and is safe for
 // concurrent use (as safe as its runner).
-type Executor struct {
+type Killer struct {
 	runner Runner
-	argv   KillArgv
+	argv   ArgvFunc
 	grace  time.Duration
 }
 
-// NewExecutor returns an executor that delegates through runner. opts may be
+// NewKiller returns an executor that delegates through runner. opts may be
 // nil. A nil runner is allowed for callers that never delegate; a
 // delegation then fails with [CodeDelegationFailed].
-func NewExecutor(runner Runner, opts *Options) *Executor {
-	e := &Executor{runner: runner, argv: ReferenceKillArgv}
+func NewKiller(runner Runner, opts *Options) *Killer {
+	e := &Killer{runner: runner, argv: ReferenceArgv}
 	if opts != nil {
-		if opts.KillArgv != nil {
-			e.argv = opts.KillArgv
+		if opts.Argv != nil {
+			e.argv = opts.Argv
 		}
 		if opts.Grace > 0 {
 			e.grace = opts.Grace
@@ -98,7 +98,7 @@ func NewExecutor(runner Runner, opts *Options) *Executor {
 // Kill honours ctx as the runner and [SignalGroup] do; a surface that must
 // not half-kill on a client cancel passes a context without cancellation
 // (contract C6).
-func (e *Executor) Kill(ctx context.Context, r Record) (Result, error) {
+func (e *Killer) Kill(ctx context.Context, r Record) (Result, error) {
 	d := Decide(r)
 	res := Result{Decision: d}
 	switch d.Action {
@@ -120,7 +120,7 @@ func (e *Executor) Kill(ctx context.Context, r Record) (Result, error) {
 
 // delegate runs the CLI's kill of ent. Whatever happens, it signals nothing:
 // see Kill for why there is no fallback.
-func (e *Executor) delegate(ctx context.Context, ent Entity) (Delegated, error) {
+func (e *Killer) delegate(ctx context.Context, ent Entity) (Delegated, error) {
 	argv := e.argv(ent, e.grace)
 	del := Delegated{Argv: argv}
 	fail := func(f Failure, what string, err error) (Delegated, error) {

@@ -25,7 +25,7 @@ import (
 
 // fixture is an executor wired to the fixture CLI through the test runner.
 type fixture struct {
-	exec *Executor
+	exec *Killer
 	log  string
 }
 
@@ -37,7 +37,7 @@ func newFixture(t *testing.T, timeout time.Duration, opts *Options) fixture {
 		env:     append(os.Environ(), "FIXTURECLI_LOG="+log),
 		timeout: timeout,
 	}
-	return fixture{exec: NewExecutor(r, opts), log: log}
+	return fixture{exec: NewKiller(r, opts), log: log}
 }
 
 // call is one invocation of the fixture CLI, as it logged it.
@@ -182,7 +182,7 @@ func TestKillSignalsTheServerGroupOfARecordWithoutEntity(t *testing.T) {
 	if took < 300*time.Millisecond || took >= DefaultGrace {
 		t.Errorf("Kill took %v; want the 300ms grace of Options (at least it, well under the %v default)", took, DefaultGrace)
 	}
-	if res.Decision.Action != ActionSignalGroup || res.Signalled == nil || res.Signalled.Status != GroupReaped {
+	if res.Decision.Action != ActionSignalGroup || res.Signalled == nil || res.Signalled.Status != GroupStatusReaped {
 		t.Fatalf("result %+v, want the group signalled and reaped", res)
 	}
 	if !slices.Equal(signals(*res.Signalled), []string{"SIGTERM", "SIGKILL"}) {
@@ -237,12 +237,12 @@ func TestKillReportsAReusedLeaderPid(t *testing.T) {
 	tr := startTree(t, spec, true)
 	g := tr.group
 	g.Leader.StartTime++
-	res, err := NewExecutor(nil, nil).Kill(context.Background(), Record{Group: &g, ServerCreatedGroup: true})
+	res, err := NewKiller(nil, nil).Kill(context.Background(), Record{Group: &g, ServerCreatedGroup: true})
 	var kerr *Error
 	if !errors.As(err, &kerr) || kerr.Code != CodeLeaderMismatch {
 		t.Fatalf("Kill error = %v, want code %s", err, CodeLeaderMismatch)
 	}
-	if res.Signalled == nil || res.Signalled.Status != GroupIdentityMismatch || res.Signalled.Signalled() {
+	if res.Signalled == nil || res.Signalled.Status != GroupStatusIdentityMismatch || res.Signalled.Signalled() {
 		t.Errorf("result %+v, want identity_mismatch with nothing signalled", res.Signalled)
 	}
 	tr.requireUntouched(spec.names()...)
@@ -255,7 +255,7 @@ func TestKillDelegationConfiguration(t *testing.T) {
 		argv := func(e Entity, grace time.Duration) []string {
 			return []string{"kill", "--json", "--", "ok-" + string(e.Kind) + "-" + e.ID}
 		}
-		f := newFixture(t, 10*time.Second, &Options{KillArgv: argv})
+		f := newFixture(t, 10*time.Second, &Options{Argv: argv})
 		if _, err := f.exec.Kill(context.Background(), Record{Kind: KindSession, ID: "s9"}); err != nil {
 			t.Fatal(err)
 		}
@@ -266,14 +266,14 @@ func TestKillDelegationConfiguration(t *testing.T) {
 	rec := Record{Kind: KindPlay, ID: "ok-1"}
 	for _, tc := range []struct {
 		name string
-		exec *Executor
+		exec *Killer
 	}{
-		{"empty argv", NewExecutor(RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
+		{"empty argv", NewKiller(RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
 			t.Error("runner called with an empty argv")
 			return nil, nil
-		}), &Options{KillArgv: func(Entity, time.Duration) []string { return nil }})},
-		{"no runner", NewExecutor(nil, nil)},
-		{"uncoded runner error", NewExecutor(RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
+		}), &Options{Argv: func(Entity, time.Duration) []string { return nil }})},
+		{"no runner", NewKiller(nil, nil)},
+		{"uncoded runner error", NewKiller(RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
 			return nil, errors.New("exec: broken pipe")
 		}), nil)},
 	} {
@@ -291,7 +291,7 @@ func TestKillDelegationConfiguration(t *testing.T) {
 	}
 }
 
-func TestReferenceKillArgv(t *testing.T) {
+func TestReferenceArgv(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		e     Entity
@@ -303,8 +303,8 @@ func TestReferenceKillArgv(t *testing.T) {
 		{"a dash-leading id stays an id", Entity{KindInvocation, "-x"}, 0, []string{"kill", "--json", "--", "-x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ReferenceKillArgv(tc.e, tc.grace); !slices.Equal(got, tc.want) {
-				t.Errorf("ReferenceKillArgv = %q, want %q", got, tc.want)
+			if got := ReferenceArgv(tc.e, tc.grace); !slices.Equal(got, tc.want) {
+				t.Errorf("ReferenceArgv = %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -312,11 +312,11 @@ func TestReferenceKillArgv(t *testing.T) {
 
 // The refusal result's JSON shape is pinned too.
 func TestResultShapeOfARefusal(t *testing.T) {
-	res, _ := NewExecutor(nil, nil).Kill(context.Background(), Record{Kind: KindShow, ID: "sh-1"})
+	res, _ := NewKiller(nil, nil).Kill(context.Background(), Record{Kind: KindShow, ID: "sh-1"})
 	golden.JSON(t, "result_refused", res)
 }
 
-// An Executor is safe for concurrent use: kills of both kinds at once, one
+// An Killer is safe for concurrent use: kills of both kinds at once, one
 // executor, each with its own outcome (-race checks the sharing).
 func TestExecutorIsSafeForConcurrentUse(t *testing.T) {
 	spec := nodeSpec{Name: "leader", Children: []nodeSpec{{Name: "child", OnTerm: "ignore"}}}
@@ -351,7 +351,7 @@ func TestExecutorIsSafeForConcurrentUse(t *testing.T) {
 		}
 	}
 	for i, o := range signalled {
-		if o.err != nil || o.res.Signalled == nil || o.res.Signalled.Status != GroupReaped || o.res.Signalled.PGID != trees[i].group.PGID {
+		if o.err != nil || o.res.Signalled == nil || o.res.Signalled.Status != GroupStatusReaped || o.res.Signalled.PGID != trees[i].group.PGID {
 			t.Errorf("group %d: %+v, %v", i, o.res.Signalled, o.err)
 		}
 		trees[i].requireGone(spec.names()...)
@@ -372,7 +372,7 @@ func TestKillSignalFailures(t *testing.T) {
 	}
 	t.Run("own group", func(t *testing.T) {
 		g := Group{PGID: own, Leader: ownLeader}
-		res, err := NewExecutor(nil, nil).Kill(context.Background(), Record{Group: &g, ServerCreatedGroup: true})
+		res, err := NewKiller(nil, nil).Kill(context.Background(), Record{Group: &g, ServerCreatedGroup: true})
 		var kerr *Error
 		if !errors.As(err, &kerr) || kerr.Code != CodeSignalFailed || res.Signalled == nil || res.Signalled.Signalled() {
 			t.Fatalf("Kill = %+v, %v; want signal_failed with nothing signalled", res.Signalled, err)
@@ -384,7 +384,7 @@ func TestKillSignalFailures(t *testing.T) {
 		tr := startTree(t, spec, true)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		res, err := NewExecutor(nil, nil).Kill(ctx, Record{Group: &tr.group, ServerCreatedGroup: true})
+		res, err := NewKiller(nil, nil).Kill(ctx, Record{Group: &tr.group, ServerCreatedGroup: true})
 		var kerr *Error
 		if !errors.As(err, &kerr) || kerr.Code != CodeSignalFailed || !errors.Is(err, context.Canceled) || res.Signalled.Signalled() {
 			t.Fatalf("Kill = %+v, %v; want signal_failed wrapping context.Canceled", res.Signalled, err)

@@ -16,12 +16,12 @@ import (
 // A surface wires the executor to its runner (package dispatch, running the
 // CLI as a subprocess). Here a stand-in runner answers as the reference
 // CLI's kill would.
-func ExampleExecutor_Kill() {
+func ExampleKiller_Kill() {
 	runner := kill.RunnerFunc(func(ctx context.Context, argv []string) (json.RawMessage, error) {
 		fmt.Println("runs: limcp", argv)
 		return json.RawMessage(`{"reaped":[{"kind":"play","id":"p-7","reason_code":"run.cancelled.manual_kill"}]}`), nil
 	})
-	ex := kill.NewExecutor(runner, &kill.Options{Grace: 3 * time.Second})
+	ex := kill.NewKiller(runner, &kill.Options{Grace: 3 * time.Second})
 
 	res, err := ex.Kill(context.Background(), kill.Record{Kind: kill.KindPlay, ID: "p-7"})
 	if err != nil {
@@ -45,9 +45,9 @@ func ExampleExecutor_Kill() {
 	// show_kill_unsupported
 }
 
-func ExampleReferenceKillArgv() {
-	fmt.Println(kill.ReferenceKillArgv(kill.Entity{Kind: kill.KindSession, ID: "s-1"}, 0))
-	fmt.Println(kill.ReferenceKillArgv(kill.Entity{Kind: kill.KindPlay, ID: "-p"}, 2*time.Second))
+func ExampleReferenceArgv() {
+	fmt.Println(kill.ReferenceArgv(kill.Entity{Kind: kill.KindSession, ID: "s-1"}, 0))
+	fmt.Println(kill.ReferenceArgv(kill.Entity{Kind: kill.KindPlay, ID: "-p"}, 2*time.Second))
 	// Output:
 	// [kill --json -- s-1]
 	// [kill --json --grace=2s -- -p]
