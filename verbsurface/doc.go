@@ -29,7 +29,7 @@
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		runner, err := dispatch.NewRunner("limcp", &dispatch.Options{})
+//		runner, err := dispatch.NewRunner("limcp", nil)
 //		if err != nil {
 //			log.Fatal(err)
 //		}
@@ -44,7 +44,7 @@
 //			}
 //		}
 //		surface, err := verbsurface.New(reg, &verbsurface.Options{
-//			Source: verbsurface.StaticTree(tree), Runner: runner, Machine: Machine{Args: []string{"--json"}}}) // or ExecutableTree: see Example_embedding
+//			Source: verbsurface.StaticTree(tree), Runner: runner, Machine: verbsurface.Machine{Args: []string{"--json"}}}) // or ExecutableTree: see Example_embedding
 //		if err != nil {
 //			log.Fatal(err)
 //		}
