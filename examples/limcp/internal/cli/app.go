@@ -206,23 +206,15 @@ func (a *app) fail(err error, cmd *cobra.Command) int {
 	return 1
 }
 
-// usageError marks an error as cobra's (a command line that did not parse).
-// argument names the flag whose value was refused, when pflag says which
-// (a value its type's Set refuses, or a missing value): the machine result
-// then names it in details.argument, which verbsurface turns into a
-// teaching invalid_args on that parameter.
-type usageError struct {
-	err      error
-	argument string
+// newUsageError marks a cobra or pflag error as a command line that did
+// not parse (the public *machine.UsageError), naming the flag whose value
+// was refused when pflag says which (a value its type's Set refuses, or a
+// missing value): the machine result then names it in details.argument,
+// which verbsurface turns into a teaching invalid_args on that parameter.
+// toMachine fills in the command path.
+func newUsageError(err error) *vsmachine.UsageError {
+	return &vsmachine.UsageError{Argument: vsmachine.FlagArgument(err), Err: err}
 }
-
-// newUsageError wraps a cobra or pflag error, naming the flag it is about.
-func newUsageError(err error) *usageError {
-	return &usageError{err: err, argument: vsmachine.FlagArgument(err)}
-}
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
 
 // toMachine maps any error to exactly one code of the closed set.
 func toMachine(err error, cmd *cobra.Command) *machine.Error {
@@ -267,17 +259,17 @@ func toMachine(err error, cmd *cobra.Command) *machine.Error {
 	case errors.Is(err, store.ErrNotFound):
 		return machine.Errorf(machine.UnknownID, nil, "%v", err)
 	}
-	var ue *usageError
+	var ue *vsmachine.UsageError
 	if errors.As(err, &ue) || cmd != nil {
 		path := "limcp"
 		if cmd != nil {
 			path = cmd.CommandPath()
 		}
-		details := map[string]any{"command": path}
-		if ue != nil && ue.argument != "" {
-			details["argument"] = ue.argument
+		if ue != nil {
+			ue.Command = path
+			return machine.Errorf(machine.UsageError, ue.ErrorDetails(), "%s: %v", path, ue.Err)
 		}
-		return machine.Errorf(machine.UsageError, details, "%s: %v", path, err)
+		return machine.Errorf(machine.UsageError, map[string]any{"command": path}, "%s: %v", path, err)
 	}
 	return machine.Errorf(machine.Internal, nil, "%v", err)
 }

@@ -58,7 +58,7 @@ func Main(args []string, opts Options) int {
 	// a (known) subcommand.
 	if cmd != nil && !cmd.Runnable() {
 		if rest := cmd.Flags().Args(); len(rest) > 0 {
-			return a.fail(&usageError{err: errUnknownCommand(rest[0], cmd)}, cmd)
+			return a.fail(newUsageError(errUnknownCommand(rest[0], cmd)), cmd)
 		}
 	}
 	if a.json {

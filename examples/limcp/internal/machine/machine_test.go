@@ -21,6 +21,13 @@ func TestWriteShapes(t *testing.T) {
 		{"failure carries code, message and details", Fail(Errorf(UnknownID, map[string]any{"id": "x"}, "no record has id %q", "x")),
 			`{"result_version":1,"ok":false,"error":{"code":"unknown_id","message":"no record has id \"x\"","details":{"id":"x"}}}`},
 		{"HTML is not escaped", OK("<b>"), `{"result_version":1,"ok":true,"data":"<b>"}`},
+		{"struct details are the object they encode to, numbers exact", Fail(Errorf(KillPartial,
+			struct {
+				Target string `json:"target"`
+				Grace  string `json:"grace"`
+				Big    uint64 `json:"big"`
+			}{"p1", "5s", 1<<63 + 1}, "partial")),
+			`{"result_version":1,"ok":false,"error":{"code":"kill_partial","message":"partial","details":{"big":9223372036854775809,"grace":"5s","target":"p1"}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,9 @@
 package machine
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
@@ -34,11 +36,39 @@ func Fail(err *Error) Result {
 	return Result{ResultVersion: ResultVersion, OK: false, Error: err}
 }
 
-// Write encodes r as one compact JSON object followed by a newline. HTML
-// escaping is off: the reader is a program, and "<" in a prompt should stay
-// "<".
+// Write writes r through the public writer (dispatch/machine's Write): one
+// compact JSON object and a newline, HTML escaping off. Details that are
+// not already a JSON object's map (a kill report) are carried as the
+// object they encode to.
 func Write(w io.Writer, r Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	out := vsmachine.Result{ResultVersion: r.ResultVersion, OK: r.OK, Data: r.Data}
+	if r.Error != nil {
+		details, err := detailsMap(r.Error.Details)
+		if err != nil {
+			return fmt.Errorf("machine: the details of %s: %w", r.Error.Code, err)
+		}
+		out.Error = &vsmachine.Error{Code: string(r.Error.Code), Message: r.Error.Message, Details: details}
+	}
+	return vsmachine.Write(w, out)
+}
+
+// detailsMap is details as the map a machine error carries.
+func detailsMap(details any) (map[string]any, error) {
+	switch d := details.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		return d, nil
+	}
+	b, err := json.Marshal(details)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers exactly as they were encoded
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("they are not a JSON object: %w", err)
+	}
+	return m, nil
 }
