@@ -1,5 +1,5 @@
-// Package machine is the CLI side of contract C3: it writes the one
-// machine result a command prints on stdout in machine mode, which
+// Package machine is the CLI side of the machine-result contract: it writes
+// the one machine result a command prints on stdout in machine mode, which
 // dispatch.Runner reads, and turns a cobra command line that does not
 // parse into a usage_error result instead of help text.
 //
