@@ -81,6 +81,11 @@
 // reaches a fenced command through an alias the registry could not know is
 // fenced when the live tree resolves it.
 //
+// The boundary is the allowlist: only a registered verb runs. On a request
+// the fold keeps out nothing the allowlist lets in; for a name that is not
+// registered it chooses between two refusals, not_allowed (it denotes a
+// fenced command) and unknown_verb.
+//
 // # Discovery
 //
 // help: true returns the [Catalog]: one line per available verb, such as
@@ -149,9 +154,10 @@
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
 // validate; the [Policy] (with validated args; [ReadOnly] admits only
-// observe verbs); the [Decider] (see "Confirmation"); the fingerprint (spawn only); confinement of path
-// arguments to the roots; the preparer; then the handler, or the rendered command "PATH... MACHINE_FLAG OPTIONS... --
-// POSITIONALS..." through the [Runner]. Ops run in order; one failing does
+// observe verbs); the [Decider] (see "Confirmation"); the fingerprint
+// (spawn only); confinement of path arguments to the roots; the preparer;
+// then the handler, or the rendered command "PATH... MACHINE_ARGS
+// OPTIONS... -- POSITIONALS..." through the [Runner]. Ops run in order; one failing does
 // not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
 //
 // Observe ops run under the request's context: a client cancel stops the
