@@ -22,7 +22,10 @@
 // then made absolute) and fixes the environment, working directory, caps
 // and timeouts from [Options], whose zero value is ready to use.
 // [Runner.Run] runs one command and returns the data of its ok result; it is
-// the executor of the project's contract C3. [Runner.Execute] does the same
+// the Run(ctx, argv) method that packages verbsurface, wait and kill each
+// declare as their own Runner interface, so they need not import this
+// package (the cross-package contracts are in CONTRACTS.md at the
+// repository root). [Runner.Execute] does the same
 // and returns the whole [Result] (exit code, stderr tail, duration, pid).
 // There is no shell and no in-process shortcut: argv is a list, handed to
 // the kernel as is.
@@ -103,10 +106,11 @@
 //
 // # Prompts
 //
-// [PromptSnapshots] is a ready argument preparer (contract C4) for verbs
-// that take a prompt: a prompt_file (absolute path) is read once at submit
-// time, capped, UTF-8 checked and copied to a private snapshot; prompt text
-// too large for one argv entry is handed over through such a snapshot too.
+// [PromptSnapshots] is a ready argument preparer (its Prepare method is a
+// verbsurface Preparer) for verbs that take a prompt: a prompt_file
+// (absolute path) is read once at submit time, capped, UTF-8 checked and
+// copied to a private snapshot; prompt text too large for one argv entry is
+// handed over through such a snapshot too.
 // Its SHA-256 and size come back as info for the op's result. The snapshot
 // lives until the preparer's cleanup runs, which is after the command exits.
 //

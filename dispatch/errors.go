@@ -13,7 +13,8 @@ import (
 )
 
 // Kind names one way a dispatched command can fail. The string value is the
-// error code consumers see (contract C3): it never changes once published.
+// error code consumers see (the ErrorCode of an [*Error]): it never changes
+// once published.
 type Kind string
 
 const (
@@ -43,7 +44,7 @@ const (
 	KindUnsupportedResultVersion Kind = "unsupported_result_version"
 )
 
-// CodeCLIError is the error code (contract C3) of a [*CLIError]: the CLI
+// CodeCLIError is the error code of a [*CLIError]: the CLI
 // itself reported a failure through a valid error object.
 const CodeCLIError = "cli_error"
 
@@ -113,11 +114,12 @@ func (e *Error) Error() string {
 // context.Canceled, context.DeadlineExceeded, fs.ErrNotExist, ...).
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrorCode returns the kind as the error code (contract C3).
+// ErrorCode returns the kind as the error code, so a consumer matches it
+// with interface{ ErrorCode() string } and need not import this package.
 func (e *Error) ErrorCode() string { return string(e.Kind) }
 
-// ErrorDetails returns the machine-readable facts of the failure (contract
-// C3), JSON-ready. Keys present depend on the kind:
+// ErrorDetails returns the machine-readable facts of the failure,
+// JSON-ready. Keys present depend on the kind:
 //
 //   - "command": the shortened command line, always when known;
 //   - "problem": the problem in words, always;
@@ -180,11 +182,11 @@ func (e *CLIError) Error() string {
 	return fmt.Sprintf("dispatch: %s: CLI error %s: %s", formatCommand(e.Program, e.Args), e.Code, e.Message)
 }
 
-// ErrorCode returns [CodeCLIError] (contract C3).
+// ErrorCode returns [CodeCLIError].
 func (e *CLIError) ErrorCode() string { return CodeCLIError }
 
 // ErrorDetails returns {"code", "message", "details"} as the CLI printed
-// them (contract C3). Numbers inside details keep their exact text
+// them. Numbers inside details keep their exact text
 // (json.Number), so passing them on loses nothing.
 func (e *CLIError) ErrorDetails() map[string]any {
 	return map[string]any{"code": e.Code, "message": e.Message, "details": decodeAny(e.Details)}

@@ -20,7 +20,7 @@ const DefaultMaxFileBytes = 1 << 20 // 1 MiB
 // at submit, capped, checked to be a non-empty UTF-8 regular file, and
 // copied to a private snapshot whose path replaces the parameter, so the
 // CLI reads exactly what was checked and later edits change nothing. Use
-// its Prepare method as (part of) a verb's contract-C4 preparer.
+// its Prepare method as (part of) a verb's preparer (verbsurface.Preparer).
 //
 // It does not parse the file: the CLI does, from the snapshot.
 type FileSnapshots struct {
@@ -35,7 +35,7 @@ type FileSnapshots struct {
 	Open func(ctx context.Context, param, path string) (*os.File, error)
 }
 
-// Prepare implements the contract-C4 preparer: without Param in args it
+// Prepare is a verbsurface.Preparer: without Param in args it
 // passes them through; otherwise Param must be a string naming a file that
 // passes the checks above, each failure a [*PromptError] on Param. info
 // holds PARAM_sha256 and PARAM_bytes; cleanup removes the snapshot and is

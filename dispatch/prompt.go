@@ -29,9 +29,9 @@ const (
 // 32 pages) less the terminating NUL. MaxArgBytes is clamped below it.
 const maxKernelArgBytes = 128<<10 - 1
 
-// PromptSnapshots prepares a spawn verb's prompt arguments before rendering
-// (contract C4). Use its [PromptSnapshots.Prepare] method as the verb's
-// preparer. The zero value is ready to use with the documented defaults.
+// PromptSnapshots prepares a spawn verb's prompt arguments after validation
+// and before rendering. Use its [PromptSnapshots.Prepare] method as the
+// verb's preparer (verbsurface.Preparer). The zero value is ready to use with the documented defaults.
 //
 // It gives the caller a defined moment at which the prompt is read (submit
 // time, not whenever the CLI gets round to it), validation with a clear
@@ -67,9 +67,9 @@ type PromptSnapshots struct {
 	Open func(ctx context.Context, param, path string) (*os.File, error)
 }
 
-// PromptError is a prompt argument the caller got wrong. Param names the
-// parameter (contract C4 turns it into an invalid_args problem on that
-// parameter, with the message as the reason).
+// PromptError is a prompt argument the caller got wrong. Its Param method
+// names the parameter, so the surface answers invalid_args with one problem
+// on that parameter, the message as the reason.
 type PromptError struct {
 	Parameter string
 	Reason    string
@@ -112,7 +112,7 @@ func (p PromptSnapshots) maxArg() int {
 	return p.MaxArgBytes
 }
 
-// Prepare implements the contract-C4 preparer. args are the validated args;
+// Prepare is a verbsurface.Preparer. args are the validated args;
 // they are never modified. The rules, in order:
 //
 //  1. Neither parameter given: args pass through unchanged, info is empty.

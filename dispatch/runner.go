@@ -194,9 +194,10 @@ type Result struct {
 }
 
 // Run runs the command with argv (after the runner's leading args) and
-// returns the data of its ok machine result. It satisfies the executor
-// interface of contract C3: every error implements ErrorCode() string and
-// ErrorDetails() map[string]any, and is either an [*Error] or a [*CLIError].
+// returns the data of its ok machine result. It satisfies the Runner
+// interface that verbsurface, wait and kill each declare: every error
+// implements ErrorCode() string and ErrorDetails() map[string]any, and is
+// either an [*Error] or a [*CLIError].
 // See [Runner.Execute] for everything else.
 func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error) {
 	res, err := r.Execute(ctx, argv)

@@ -72,8 +72,8 @@ func (e *statusError) ErrorCode() string { return CodeInvalidResult }
 
 // LookupRecord asks the CLI for the durable identity of id by running
 // `status... -- ID`. The command's data must be {"records": [{"id",
-// "kind"}]} with exactly one record and a non-empty id (what `limcp job
-// status --json` prints; other members are ignored); the record's full id
+// "kind"}]} with exactly one record and a non-empty id (limcp's `job
+// status --json`, for instance; other members are ignored); the record's full id
 // and kind are the [Record]. An unknown or ambiguous id is the CLI's
 // error, returned as it came.
 func LookupRecord(ctx context.Context, runner Runner, status []string, id string) (Record, error) {
@@ -123,8 +123,8 @@ type CLI struct {
 	// arguments included), e.g. ["kill", "--json"].
 	Kill []string
 	// Kinds maps the status command's kinds to kill's ({"job":
-	// "invocation"}), for a CLI whose words differ from limcp's; a kind
-	// not listed is decided on as it is.
+	// "invocation"}), for a CLI whose words differ from this package's
+	// [Kind] values; a kind not listed is decided on as it is.
 	Kinds map[string]Kind
 	// KillRunner, when set, gives the runner of the kill itself for a
 	// grace: one whose timeout leaves the CLI room for its graces (SIGTERM,

@@ -5,7 +5,7 @@
 // store, and without ever signalling a process that merely inherited a pid.
 //
 // The package knows nothing of MCP or of a particular CLI. It reaches the
-// CLI through a [Runner] (contract C3; package dispatch implements it) and
+// CLI through a [Runner] (package dispatch implements it) and
 // reads process identity from the kernel's process table (/proc on Linux,
 // sysctl kern.proc on macOS and FreeBSD; there is no Windows build).
 //

@@ -10,10 +10,11 @@ import (
 	"time"
 )
 
-// Runner runs one command of the CLI as a subprocess (contract C3; package
-// dispatch implements it). argv excludes the program. Success returns the
-// data member of the command's ok machine result; every error has
-// ErrorCode() string and ErrorDetails() map[string]any.
+// Runner runs one command of the CLI as a subprocess (package dispatch
+// implements it; this package declares the interface so it need not import
+// dispatch). argv excludes the program. Success returns the data member of
+// the command's ok machine result; every error has ErrorCode() string and
+// ErrorDetails() map[string]any.
 type Runner interface {
 	Run(ctx context.Context, argv []string) (json.RawMessage, error)
 }
@@ -47,7 +48,7 @@ func ReferenceArgv(e Entity, grace time.Duration) []string {
 	return append(argv, "--", e.ID)
 }
 
-// Options configure an [Killer]. The zero value is right for the
+// Options configure a [Killer]. The zero value is right for the
 // reference CLI.
 type Options struct {
 	// ArgvFunc builds the CLI's kill argv; nil means [ReferenceArgv].
@@ -58,7 +59,7 @@ type Options struct {
 	Grace time.Duration
 }
 
-// Killer carries out the kill policy: it decides with [Decide] and then
+// Killer decides and carries out a kill: [Decide] chooses, then it
 // delegates, signals or refuses. It holds no mutable state and is safe for
 // concurrent use (as safe as its runner).
 type Killer struct {
@@ -67,7 +68,7 @@ type Killer struct {
 	grace  time.Duration
 }
 
-// NewKiller returns an executor that delegates through runner. opts may be
+// NewKiller returns a Killer that delegates through runner. opts may be
 // nil. A nil runner is allowed for callers that never delegate; a
 // delegation then fails with [CodeDelegationFailed].
 func NewKiller(runner Runner, opts *Options) *Killer {
@@ -97,7 +98,7 @@ func NewKiller(runner Runner, opts *Options) *Killer {
 //
 // Kill honours ctx as the runner and [SignalGroup] do; a surface that must
 // not half-kill on a client cancel passes a context without cancellation
-// (contract C6).
+// (context.WithoutCancel), bounded by the runner's own timeout.
 func (e *Killer) Kill(ctx context.Context, r Record) (Result, error) {
 	d := Decide(r)
 	res := Result{Decision: d}

@@ -13,7 +13,7 @@ import (
 	"github.com/verbsurface/verbsurface/kill"
 )
 
-// A surface wires the executor to its runner (package dispatch, running the
+// A surface wires the Killer to its runner (package dispatch, running the
 // CLI as a subprocess). Here a stand-in runner answers as the reference
 // CLI's kill would.
 func ExampleKiller_Kill() {

@@ -23,7 +23,7 @@ import (
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
-// fixture is an executor wired to the fixture CLI through the test runner.
+// fixture is a Killer wired to the fixture CLI through the test runner.
 type fixture struct {
 	exec *Killer
 	log  string
@@ -316,8 +316,8 @@ func TestResultShapeOfARefusal(t *testing.T) {
 	golden.JSON(t, "result_refused", res)
 }
 
-// An Killer is safe for concurrent use: kills of both kinds at once, one
-// executor, each with its own outcome (-race checks the sharing).
+// A Killer is safe for concurrent use: kills of both kinds at once, one
+// Killer, each with its own outcome (-race checks the sharing).
 func TestExecutorIsSafeForConcurrentUse(t *testing.T) {
 	spec := nodeSpec{Name: "leader", Children: []nodeSpec{{Name: "child", OnTerm: "ignore"}}}
 	var trees []*tree

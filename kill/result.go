@@ -41,7 +41,7 @@ type Delegated struct {
 	// Error is the runner's failure: its code and details unchanged. A
 	// failure the CLI itself reported (a refused or partial reap) has code
 	// "cli_error" and details {"code", "message", "details"} as the CLI
-	// printed them; a timeout has code "timeout"; and so on (contract C3).
+	// printed them; a timeout has code "timeout"; and so on.
 	Error *Failure `json:"error,omitempty"`
 }
 
@@ -75,7 +75,7 @@ const (
 
 // Error is returned by [Killer.Kill] when the kill did not stop its
 // target: a refusal, a failed delegation, or a group that was not (fully)
-// signalled. Like a runner error (contract C3) it has ErrorCode and
+// signalled. Like a runner error it has ErrorCode and
 // ErrorDetails, so a surface can put it in an envelope without knowing this
 // package, and ErrorMessage: the sentence without this package's prefix,
 // for a caller who asked for a kill and never saw this package.

@@ -20,8 +20,9 @@
 //
 // # Schemas
 //
-// [Project] emits only this subset of JSON Schema draft 2020-12 (contract
-// C1), which the surface's own validator interprets exactly:
+// [Project] emits only this subset of JSON Schema draft 2020-12, which the
+// surface's own validator interprets exactly (the cross-package contracts
+// are in CONTRACTS.md at the repository root):
 //
 //   - root: "type": "object", "description", "properties", "required" (in
 //     parser order), "additionalProperties": false, and "allOf" whose members
@@ -79,7 +80,7 @@
 //
 // [Fingerprint] is "sf1-" plus the first 16 hex digits of SHA-256 over the
 // canonical JSON (keys sorted, no insignificant whitespace) of
-// {"schema": schema, "verb": verb} (contract C2). Equal schemas give equal
+// {"schema": schema, "verb": verb}. Equal schemas give equal
 // fingerprints in any process; a change to any parameter's name, type,
 // default, choices, arity or requiredness changes it. It proves the schema a
 // caller validated against is the schema that runs; it does not prove the

@@ -11,8 +11,8 @@ import (
 )
 
 // SchemaFingerprintPrefix and ContentFingerprintPrefix version the two
-// fingerprint formats (contract C2); a change of canonical form changes the
-// prefix, so an old fingerprint can never match a new one by accident.
+// fingerprint formats; a change of canonical form changes the prefix, so an
+// old fingerprint can never match a new one by accident.
 const (
 	SchemaFingerprintPrefix  = "sf1-"
 	ContentFingerprintPrefix = "pf1-"

@@ -11,9 +11,10 @@ import (
 // nothing.
 type InventoryOptions struct {
 	// Fenced lists command paths that exist but are never offered
-	// (privilege-granting commands; contract C5). A fenced command that is
-	// present in the tree is reported under Fenced and left out of the
-	// offerable count; elements may be aliases.
+	// (privilege-granting commands: state-store schema migration, trusting
+	// a plugin or hooks). A fenced command that is present in the tree is
+	// reported under Fenced and left out of the offerable count; elements
+	// may be aliases.
 	Fenced [][]string
 	// Offerable, when set, is asked about every runnable, unfenced command
 	// that projects cleanly: a non-nil error makes the command unavailable

@@ -132,7 +132,7 @@ type Param struct {
 
 	// The fields below were added after the pinned ones. They carry the
 	// constraints a dialect needs so that every value validation accepts
-	// renders to an argv the parser reads back exactly (contract C1); the
+	// renders to an argv the parser reads back exactly; the
 	// adapters fill them, Project emits them, RenderArgv enforces them again.
 
 	// Forbidden lists literal values (for arrays: item values) the parser

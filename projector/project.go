@@ -13,7 +13,8 @@ import (
 // *UnavailableError and the schema is nil.
 //
 // The schema uses only the keyword subset listed in the package
-// documentation (contract C1). Its checks are made in this order:
+// documentation, which the surface's validator interprets exactly. Its
+// checks are made in this order:
 //
 //  1. cmd.Unrepresentable set: unavailable for that reason.
 //  2. cmd not runnable (a group that only dispatches): unavailable.

@@ -107,7 +107,7 @@ func BenchmarkCatalog60Verbs(b *testing.B) {
 }
 
 // opOverheadSurface is the fixture's surface over its tree walked once,
-// with an in-process executor that answers at once: what remains is the
+// with an in-process runner that answers at once: what remains is the
 // surface's own cost per op (envelope, resolve, projection lookup,
 // validation, policy, fingerprint, normalisation, rendering, response).
 func opOverheadSurface(b *testing.B, live bool) (*Surface, json.RawMessage) {

@@ -77,7 +77,7 @@ func newConfirmFixture(t *testing.T) *confirmFixture {
 	return cf
 }
 
-// submits counts the agent submit commands the executor ran so far.
+// submits counts the agent submit commands the runner ran so far.
 func (cf *confirmFixture) submits() int {
 	n := 0
 	for {

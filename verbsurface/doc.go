@@ -61,7 +61,8 @@
 // observe, control), the command path it runs or mirrors, a summary, and
 // optionally v1 synonyms, a [Handler] (Go logic such as job.wait that runs
 // instead of the command, while the schema is still projected from the
-// command it mirrors), a [Preparer] (contract C4) and a [Dynamic] parameter.
+// command it mirrors), a [Preparer] (run after validation and before
+// rendering, as dispatch.PromptSnapshots is) and a [Dynamic] parameter.
 // [WaitHandler] and [KillHandler] (Unix) are ready-made handlers for
 // job.wait and job.kill over packages wait and kill and the CLI's own
 // observe, status and kill commands: what limcp's server and `verbsurface
@@ -79,6 +80,11 @@
 // Registered verbs and synonyms themselves match exactly. A verb whose path
 // reaches a fenced command through an alias the registry could not know is
 // fenced when the live tree resolves it.
+//
+// The boundary is the allowlist: only a registered verb runs. On a request
+// the fold keeps out nothing the allowlist lets in; for a name that is not
+// registered it chooses between two refusals, not_allowed (it denotes a
+// fenced command) and unknown_verb.
 //
 // # Discovery
 //
@@ -104,7 +110,7 @@
 //
 // Before anything runs, args are validated against the verb's schema by
 // [Validator], which interprets exactly the keyword subset projector emits
-// (contract C1) and reports every problem in a deterministic order, each
+// and reports every problem in a deterministic order, each
 // with the parameter and a reason: unknown parameter (the exact name
 // given), missing required, wrong type, not in the choices, a forbidden
 // value, too short, pattern, minimum, maximum, array bounds (an array over
@@ -117,7 +123,7 @@
 // # Fingerprints
 //
 // Every spawn op must carry "fingerprint" equal to the verb's current
-// schema_fingerprint (contract C2: "sf1-" and 16 hex digits of SHA-256 over
+// schema_fingerprint ("sf1-" and 16 hex digits of SHA-256 over
 // the canonical JSON of the verb and its schema); missing is
 // missing_fingerprint, different is stale_fingerprint. Observe and control
 // verbs, job.kill included, are exempt: their argument surfaces are small,
@@ -148,15 +154,15 @@
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
 // validate; the [Policy] (with validated args; [ReadOnly] admits only
-// observe verbs); the [Decider] (see "Confirmation"); the fingerprint (spawn only); confinement of path
-// arguments to the roots; the preparer; then the handler, or the rendered command "PATH... MACHINE_FLAG OPTIONS... --
-// POSITIONALS..." through the executor. Ops run in order; one failing does
+// observe verbs); the [Decider] (see "Confirmation"); the fingerprint
+// (spawn only); confinement of path arguments to the roots; the preparer;
+// then the handler, or the rendered command "PATH... MACHINE_ARGS
+// OPTIONS... -- POSITIONALS..." through the [Runner]. Ops run in order; one failing does
 // not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
 //
-// Cancellation follows contract C6. Observe ops run under the request's
-// context: a client cancel stops the observation or dispatch. Spawn and
-// control ops run under context.WithoutCancel, bounded by the executor's
-// own timeout, so a cancel never half-submits or half-kills; the op returns
+// Observe ops run under the request's context: a client cancel stops the
+// observation or dispatch. Spawn and control ops run under
+// context.WithoutCancel, bounded by the runner's own timeout, so a cancel never half-submits or half-kills; the op returns
 // normally. Once the request is cancelled, ops not yet started do not start
 // and report cancelled.
 //
@@ -213,7 +219,7 @@
 // commands running at once through the surface, whatever requests,
 // sessions or JSON-RPC batches they come from: an op's command, and each
 // command a handler runs through Call.Runner, holds a slot while it runs; the
-// rest wait in arrival order. A handler's own executor (not Call.Runner) is
+// rest wait in arrival order. A handler's own runner (not Call.Runner) is
 // outside the cap.
 //
 // [Options.SpawnsPerMinute] ([DefaultSpawnsPerMinute], 60) bounds the spawn

@@ -79,7 +79,7 @@ const (
 	// (declined, cancelled, expired, invalid, unavailable; see "Confirmation").
 	CodePolicyRefused = "policy_refused"
 
-	// Dispatch failures, passed through from the executor (package dispatch names them the same).
+	// Dispatch failures, passed through from the runner (package dispatch names them the same).
 
 	// CodeLaunchFailed (launch_failed): the CLI could not be started (dispatch).
 	CodeLaunchFailed = "launch_failed"
@@ -144,7 +144,7 @@ var allCodes = []string{
 	CodeHandlerError, CodeInternalError,
 }
 
-// passThroughCodes are the codes an executor or handler error may carry
+// passThroughCodes are the codes a runner or handler error may carry
 // into an op result unchanged.
 var passThroughCodes = map[string]bool{
 	CodeLaunchFailed: true, CodeAbsentResult: true, CodeInvalidResult: true, CodeMultipleResults: true,
@@ -190,7 +190,7 @@ type ErrorObject struct {
 	Confirmation string `json:"confirmation,omitempty"`
 }
 
-// coded is how consumers match executor errors (contract C3) without
+// coded is how consumers match runner errors (contract C3) without
 // importing dispatch.
 type coded interface{ ErrorCode() string }
 
@@ -201,12 +201,12 @@ type detailed interface{ ErrorDetails() map[string]any }
 // ("kill: refused: …"), ErrorMessage drops what only the program knows.
 type worded interface{ ErrorMessage() string }
 
-// executionError converts an executor or handler error into an error
+// executionError converts a runner or handler error into an error
 // object, by these rules in order: an error without a code that wraps
 // context.Canceled or context.DeadlineExceeded is cancelled or timeout;
 // the dispatch codes and cli_error pass through (cli_error with the CLI's
 // own message); any other handler error is handler_error, its own code
-// kept in details; any other executor error is internal_error (an
+// kept in details; any other runner error is internal_error (a
 // Runner that breaks contract C3), its code kept in details. The message
 // is the error's ErrorMessage() when it has one, else its Error().
 func executionError(err error, fromHandler bool) *ErrorObject {

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestExecutionErrorCodes pins how an executor's or a handler's error
+// TestExecutionErrorCodes pins how a runner's or a handler's error
 // becomes an op's error code, one row per rule of executionError.
 func TestExecutionErrorCodes(t *testing.T) {
 	cliErr := &codedErr{code: CodeCLIError, details: map[string]any{"code": "not_found", "message": `no job "x"`}}
@@ -29,9 +29,9 @@ func TestExecutionErrorCodes(t *testing.T) {
 			CodeNonzeroExit, "", nil},
 		{"cli_error takes the CLI's own message", cliErr, false,
 			CodeCLIError, `no job "x"`, cliErr.details},
-		{"an executor error without a code is internal", errors.New("boom"), false,
+		{"a runner error without a code is internal", errors.New("boom"), false,
 			CodeInternalError, "", nil},
-		{"an executor error with a foreign code is internal, keeping it", &codedErr{code: "weird", details: map[string]any{"a": 1}}, false,
+		{"a runner error with a foreign code is internal, keeping it", &codedErr{code: "weird", details: map[string]any{"a": 1}}, false,
 			CodeInternalError, "", map[string]any{"code": "weird", "details": map[string]any{"a": 1}}},
 		{"a handler's own code is handler_error, keeping it", &codedErr{code: "deadline_unreachable"}, true,
 			CodeHandlerError, "", map[string]any{"code": "deadline_unreachable"}},

@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultFence is the fenced command paths a registry uses when its options
-// name none (contract C5): state-store schema migration, trusting a plugin,
+// name none: state-store schema migration, trusting a plugin,
 // trusting hooks. Each grants privilege that only a human at a terminal may
 // grant, so no agent may reach them through the surface: not as a verb, not
 // as a synonym, not through help.

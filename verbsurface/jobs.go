@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/verbsurface/verbsurface/wait"
 )
@@ -15,7 +16,7 @@ type WaitHandlerOptions struct {
 	// Outcomes maps the CLI's terminal statuses to outcomes; nil means
 	// wait.DefaultOutcomes.
 	Outcomes wait.OutcomeTable
-	// Runner runs the observe command when the Call carries no executor
+	// Runner runs the observe command when the Call carries no Runner
 	// (Call.Runner is normally the surface's own).
 	Runner Runner
 	// Wake, when set, gives each call a wake channel (wait.Options.Wake)
@@ -43,14 +44,14 @@ func WaitHandler(o WaitHandlerOptions) Handler {
 		if err != nil {
 			// The schema admitted these args, so this is the embedder's
 			// bug (a verb whose Path is not a wait command), not the caller's.
-			return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": " + err.Error()}
+			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: %v", call.Verb, err)}
 		}
 		exec := call.Runner
 		if exec == nil {
 			exec = o.Runner
 		}
 		if exec == nil {
-			return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": no executor to run the observe command"}
+			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: no runner to run the observe command", call.Verb)}
 		}
 		wctx, stop := context.WithCancel(ctx)
 		defer stop()

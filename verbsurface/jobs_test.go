@@ -21,7 +21,7 @@ func TestJobCodesAreTheSurfaces(t *testing.T) {
 	}
 }
 
-// TestWaitHandler: the handler observes through the call's executor with
+// TestWaitHandler: the handler observes through the call's runner with
 // the configured command, reports increasing progress, subscribes a wake
 // for the call, and an answer of the wrong shape is invalid_result.
 func TestWaitHandler(t *testing.T) {
@@ -68,7 +68,7 @@ func TestWaitHandler(t *testing.T) {
 }
 
 // TestKillHandler: the status lookup and the kill run through the call's
-// executor; a bad grace is an argument problem on grace.
+// runner; a bad grace is an argument problem on grace.
 func TestKillHandler(t *testing.T) {
 	var ran [][]string
 	exec := RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {

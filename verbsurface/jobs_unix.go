@@ -4,6 +4,7 @@ package verbsurface
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/verbsurface/verbsurface/kill"
 )
@@ -15,9 +16,8 @@ import (
 // that command's projection: its args are "id" and, optionally, "grace"
 // (a positive Go duration; anything else is invalid_args on grace). When
 // k.Runner is nil the status command (and the kill, without KillRunner)
-// runs through the Call's executor. A control op runs without the
-// request's cancellation (contract C6), so a client that goes away cannot
-// leave a half-done kill. Unix only, like package kill.
+// runs through [Call].Runner. A control op runs without the request's
+// cancellation, so a client that goes away cannot leave a half-done kill. Unix only, like package kill.
 func KillHandler(k kill.CLI) Handler {
 	return func(ctx context.Context, call *Call) (any, error) {
 		id, _ := call.Args["id"].(string)
@@ -28,7 +28,7 @@ func KillHandler(k kill.CLI) Handler {
 		kk := k
 		if kk.Runner == nil {
 			if call.Runner == nil {
-				return nil, &jobError{code: CodeInternalError, msg: call.Verb + ": no executor to run the CLI's kill"}
+				return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: no runner to run the CLI's kill", call.Verb)}
 			}
 			kk.Runner = call.Runner
 		}

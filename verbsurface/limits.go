@@ -78,7 +78,7 @@ func (s *fifoSlots) release() {
 	s.free++
 }
 
-// limitedExec runs the surface's executor under the in-flight cap: every
+// limitedExec runs the surface's Runner under the in-flight cap: every
 // command, whether an op renders it or a handler runs it, holds a slot
 // while it runs, so no mix of requests, sessions and JSON-RPC batches runs
 // more commands at once than the cap.

@@ -20,8 +20,8 @@ const (
 	MachineAtRoot MachineAt = "root"
 )
 
-// Machine says how the surface puts the CLI into machine mode (contract
-// C7): the arguments, and where they go. See Options.Machine.
+// Machine says how the surface puts the CLI into machine mode: the
+// arguments, and where they go. See Options.Machine.
 type Machine struct {
 	// Args are rendered as given on every dispatch. Args[0] must be an
 	// option ("--json", "--format=json", "-o"); what follows it is its
@@ -45,7 +45,7 @@ func (m Machine) check() error {
 
 // option is the option string the seam check looks for: Args[0] without
 // an attached "=value". "" when there are no machine arguments (the
-// executor arranges machine output itself).
+// runner arranges machine output itself).
 func (m Machine) option() string {
 	if len(m.Args) == 0 {
 		return ""

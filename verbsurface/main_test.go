@@ -152,7 +152,7 @@ func fixtureVerbs(fx *fixture) []Verb {
 }
 
 // waitHandler stands in for package wait: it reports progress, then asks
-// the CLI for the job's status through the surface's executor.
+// the CLI for the job's status through the surface's runner.
 func (fx *fixture) waitHandler(ctx context.Context, call *Call) (any, error) {
 	id := call.Args["id"].(string)
 	select {
@@ -247,7 +247,7 @@ func fileExists(path string, d time.Duration) bool {
 	}
 }
 
-// recordingExec wraps an executor and reports every call's outcome.
+// recordingExec wraps a runner and reports every call's outcome.
 type recordingExec struct {
 	inner Runner
 	delay func(argv []string) time.Duration // extra time before running, per argv
@@ -289,7 +289,7 @@ func (r *recordingExec) next(t testing.TB, within time.Duration) execCall {
 	case c := <-r.calls:
 		return c
 	case <-time.After(within):
-		t.Fatalf("no executor call within %v", within)
+		t.Fatalf("no runner call within %v", within)
 		return execCall{}
 	}
 }

@@ -27,8 +27,9 @@ type PolicyOp struct {
 //
 // It judges verbs by class; it does not make an observe verb's command
 // free of writes. An observe command may still record what it observes as
-// part of the CLI's own lifecycle: limcp's job observe (behind job.wait)
-// records the end of a run whose process is gone, the fenced reap. That is
+// part of the CLI's own lifecycle: the observe command behind job.wait
+// (limcp's job observe, for instance) may record the end of a run whose
+// process is gone, the fenced reap. That is
 // the lifecycle's own bookkeeping, the same record any reader would make,
 // not a change a caller chose; and a CLI that must not write at all (no
 // store on an empty home) has to arrange that in the commands themselves.

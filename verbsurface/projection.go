@@ -223,7 +223,7 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 }
 
 // hasOption reports whether cmd accepts option, as a parameter or as a flag
-// its adapter excluded from the parameters. An empty option (the executor
+// its adapter excluded from the parameters. An empty option (the runner
 // arranges machine output itself) is always there.
 func hasOption(cmd *projector.Command, option string) bool {
 	if option == "" || slices.Contains(cmd.Excluded, option) {

@@ -35,7 +35,7 @@ func (r *Response) JSON() []byte {
 	b, err := json.Marshal(r)
 	if err != nil {
 		// The surface checks what it can up front (a handler's result, an
-		// executor's data, a preparer's info); what remains is an error's
+		// runner's data, a preparer's info); what remains is an error's
 		// Details from the embedding program. Keep the envelope honest.
 		b, _ = json.Marshal(&Response{Status: StatusError, Error: &ErrorObject{Code: CodeInternalError,
 			Message: "verbsurface: encoding the response: " + err.Error()}})
@@ -57,7 +57,7 @@ type OpResult struct {
 	PlaybookChanged *PlaybookChange
 	// PlaybookFingerprint is the content fingerprint a dynamic verb ran with.
 	PlaybookFingerprint string
-	// Info is the preparer's information (contract C4), merged into the
+	// Info is the information the verb's [Preparer] returned, merged into the
 	// result object; keys that collide with the fields above are dropped.
 	Info map[string]any
 }

@@ -28,7 +28,7 @@ func runTree() *projector.Tree {
 	}}
 }
 
-// runRecorder is an executor that records every argv and answers with
+// runRecorder is a runner that records every argv and answers with
 // answer(argv).
 type runRecorder struct {
 	mu     sync.Mutex
@@ -82,7 +82,7 @@ func TestPreparerInfoNeverOverwritesTheResult(t *testing.T) {
 	}
 }
 
-// TestOneOpsBadOutputFailsOnlyThatOp: an executor's data that is not JSON,
+// TestOneOpsBadOutputFailsOnlyThatOp: a runner's data that is not JSON,
 // or preparer info that cannot be encoded, fails that op alone; the other
 // ops' results still reach the caller, and the request is not an error.
 func TestOneOpsBadOutputFailsOnlyThatOp(t *testing.T) {

@@ -23,8 +23,8 @@ type Options struct {
 	Source TreeSource
 	// Runner runs rendered commands (dispatch.Runner satisfies it).
 	Runner Runner
-	// Machine is machine mode in any shape and position (contract C7):
-	// the arguments that select it (["--json"] for limcp,
+	// Machine is machine mode in any shape and position: the arguments
+	// that select it (["--json"] for limcp,
 	// ["--format=json"], ["-o", "json"]) and whether they go after the
 	// command path (leaf, the default) or before it, on the root parser
 	// (root: an argparse CLI whose --json belongs to the top-level parser).
@@ -198,7 +198,8 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 // including a malformed envelope, is in the response. Ops run in order and
 // one failing does not stop the rest. Once ctx is cancelled, ops not yet
 // started do not start (each reports cancelled); an observe op in flight
-// stops; a spawn or control op in flight completes (contract C6).
+// stops; a spawn or control op in flight completes (it runs without ctx's
+// cancellation, bounded by the runner's own timeout).
 func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progress ProgressFunc) *Response {
 	if progress == nil {
 		progress = noProgress
@@ -530,7 +531,7 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 
 	// Contract C6: only an observation may be cut short by the caller.
 	// Spawn and control ops run detached from the request's cancellation
-	// (bounded by the executor's own timeout), so a client cancel can never
+	// (bounded by the runner's own timeout), so a client cancel can never
 	// half-submit or half-kill.
 	if v.Class != ClassObserve {
 		ctx = context.WithoutCancel(ctx)
@@ -605,7 +606,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	}
 	if s.opts.Runner == nil {
 		return nil, &ErrorObject{Code: CodeInternalError,
-			Message: fmt.Sprintf("verbsurface: verb %q runs its command but the surface has no executor", v.Name)}
+			Message: fmt.Sprintf("verbsurface: verb %q runs its command but the surface has no runner (Options.Runner)", v.Name)}
 	}
 	tail, err := projector.RenderArgv(p.dialect, p.cmd, args)
 	if err != nil {
@@ -639,7 +640,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		// caught here it fails this op alone rather than the encoding of
 		// the whole response, which would hide the other ops' results.
 		return nil, &ErrorObject{Code: CodeInvalidResult,
-			Message: fmt.Sprintf("verbsurface: verb %q: the executor returned data that is not JSON (%s)", v.Name, short(string(data)))}
+			Message: fmt.Sprintf("verbsurface: verb %q: the runner returned data that is not JSON (%s)", v.Name, short(string(data)))}
 	}
 	return data, nil
 }

@@ -990,14 +990,14 @@ func TestRegisterValidation(t *testing.T) {
 			}
 		}
 	})
-	t.Run("New needs a source, and an executor for command verbs", func(t *testing.T) {
+	t.Run("New needs a source, and a runner for command verbs", func(t *testing.T) {
 		reg, _ := NewRegistry(nil)
 		_ = reg.Register(Verb{Name: "job.list", Class: ClassObserve, Path: []string{"job", "list"}})
 		if _, err := New(reg, &Options{Runner: RunnerFunc(nil)}); err == nil {
 			t.Error("New without a source")
 		}
 		if _, err := New(reg, &Options{Source: StaticTree(&projector.Tree{})}); err == nil {
-			t.Error("New without an executor for a command verb")
+			t.Error("New without a runner for a command verb")
 		}
 		if _, err := New(reg, &Options{Source: StaticTree(&projector.Tree{}), Runner: RunnerFunc(nil), MaxOps: -1}); err == nil {
 			t.Error("New with a negative MaxOps")

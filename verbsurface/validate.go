@@ -48,13 +48,13 @@ const (
 	// left to right, so its value would be read as the earlier one's.
 	RuleDependentRequired = "dependent_required"
 	RuleNotAnObject       = "not_an_object"
-	RulePrepare           = "prepare"          // the C4 preparer refused the args
+	RulePrepare           = "prepare"          // the verb's Preparer refused the args
 	RuleHandler           = "handler"          // the verb's handler refused an argument the schema admits
 	RuleInjection         = "injection_failed" // the dynamic parameter's value could not be injected
 )
 
 // Validator is a closed validator compiled from a projected schema in the
-// keyword subset of contract C1. It reports every problem, not the first,
+// keyword subset package projector emits. It reports every problem, not the first,
 // in a deterministic order: unknown parameters (sorted by name), then each
 // declared parameter in schema property order (missing, wrong type, then
 // its value checks; array items in index order, then the array's bounds),

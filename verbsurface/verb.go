@@ -50,8 +50,7 @@ type Verb struct {
 	Synonyms []string
 	// Handler, when set, runs instead of dispatching the rendered command.
 	Handler Handler
-	// Prepare, when set, runs after validation and before rendering
-	// (contract C4).
+	// Prepare, when set, runs after validation and before rendering.
 	Prepare Preparer
 	// Dynamic, when set, names the parameter whose value injects more
 	// parameters (a playbook) and the CLI's own injection.
@@ -83,10 +82,10 @@ type Dynamic struct {
 	Inject projector.Injector
 }
 
-// Preparer is the argument-preparation hook of contract C4. It receives the
-// validated args and returns the args to render, information merged into
-// the op's result object, and a cleanup run after the command exits (nil
-// for none). An error implementing Param() string becomes an invalid_args
+// Preparer is a verb's argument-preparation hook (dispatch.PromptSnapshots
+// is a ready one). It receives the validated args and returns the args to
+// render, information merged into the op's result object, and a cleanup run
+// after the command exits (nil for none). An error implementing Param() string becomes an invalid_args
 // problem on that parameter; any other error is invalid_args with param "".
 type Preparer func(ctx context.Context, args map[string]any) (prepared map[string]any, info map[string]any, cleanup func(), err error)
 
@@ -110,7 +109,7 @@ type Call struct {
 	Class Class          // its class
 	Args  map[string]any // validated (and prepared) args, numbers normalised
 	// Runner runs CLI commands (argv without the program) through the
-	// surface's executor, for handlers that call the CLI themselves.
+	// surface's [Options].Runner, for handlers that call the CLI themselves.
 	Runner Runner
 	// Progress reports progress to the client when it asked for it (an MCP
 	// progress token); otherwise it does nothing. Never nil.
@@ -123,8 +122,8 @@ type ProgressFunc func(ctx context.Context, progress, total float64, message str
 
 func noProgress(context.Context, float64, float64, string) {}
 
-// Runner runs one CLI command and returns the data member of its machine
-// result (contract C3). argv excludes the program. Every error should
+// Runner runs one CLI command and returns the data member of its ok machine
+// result. argv excludes the program. Every error should
 // implement ErrorCode() string (and optionally ErrorDetails()
 // map[string]any); dispatch.Runner satisfies it.
 type Runner interface {

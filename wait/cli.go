@@ -8,9 +8,9 @@ import (
 )
 
 // Runner runs one command of the CLI and returns the data member of its
-// ok machine result: the Run(ctx, argv) contract (C3) that
-// verbsurface.Runner, kill.Runner and dispatch.Runner share. It is
-// declared here so that this package imports none of them. argv excludes
+// ok machine result: the Run(ctx, argv) method that verbsurface.Runner and
+// kill.Runner declare too and dispatch.Runner implements. It is declared
+// here so that this package imports none of them. argv excludes
 // the program. An error should carry ErrorCode() string, as dispatch's do;
 // [Wait] passes it through wrapped in an [*ObserveError].
 type Runner interface {
@@ -38,8 +38,8 @@ func (e *DecodeError) ErrorCode() string { return CodeInvalidResult }
 
 // CLIObserver is an [Observer] over a CLI's observe command: one
 // subprocess per poll for every id at once, `COMMAND... -- ID...`, whose
-// machine result's data is {"observations": [Observation...]} (the shape
-// `limcp job observe --json` prints; see [Observation] for the members).
+// machine result's data is {"observations": [Observation...]} (limcp's
+// `job observe --json`, for instance; see [Observation] for the members).
 // Command is the whole argv before the ids, machine-mode arguments
 // included (["job", "observe", "--json"]); "--" is added so an id that
 // begins with a dash stays an id. The CLI reads its lifecycle store (and

@@ -3,7 +3,7 @@
 // is never stranded and never told a failure succeeded.
 //
 // The package knows nothing of subprocesses, MCP or the CLI. The lifecycle
-// authority (in practice the CLI's `job observe --json`) comes in through
+// authority (in practice the CLI's observe command) comes in through
 // the [Observer] interface, time through [Clock], early change signals
 // through a wake channel.
 //

@@ -24,7 +24,8 @@ const (
 )
 
 // Observation is the lifecycle authority's view of one record at one moment.
-// It is also the JSON shape of one entry of `limcp job observe --json`.
+// It is also the JSON shape of one entry of the "observations" that
+// [CLIObserver] reads.
 type Observation struct {
 	ID               string    `json:"id"`                  // the id as the caller gave it
 	RecordID         string    `json:"record_id,omitempty"` // the record's full id when ID is a prefix of it; empty when ID is already full

@@ -47,7 +47,7 @@ type Progress struct {
 }
 
 // Options configures [Wait]. The zero value is right: a 25 s window, a 1 s
-// poll, a 30 s preparing threshold, limcp's outcome table, the system clock,
+// poll, a 30 s preparing threshold, [DefaultOutcomes], the system clock,
 // no wake signal and no progress callback.
 type Options struct {
 	// MaxWait is the window. nil means DefaultMaxWait. Zero (or less) is a

@@ -21,8 +21,8 @@ const (
 // as values; [OutcomeTable.Validate] says which entry breaks that.
 type OutcomeTable map[string]Outcome
 
-// DefaultOutcomes returns the outcome table of the reference CLI, limcp
-// (contract C8): completed → succeeded; failed, timed_out, aborted → failed;
+// DefaultOutcomes returns the outcome table of the reference CLI, limcp:
+// completed → succeeded; failed, timed_out, aborted → failed;
 // cancelled → cancelled. Its non-terminal statuses (preparing, running) are
 // absent on purpose: a non-terminal record always reads none. The table is a
 // fresh copy; the caller may change it.

@@ -118,8 +118,8 @@ type VerbConfig struct {
 // max_wait_seconds and poll_interval_seconds; each poll runs
 // `Observe [machine args] -- IDS...`, whose data must be {"observations":
 // [...]} (wait.Observation). Outcomes maps the CLI's terminal statuses to
-// succeeded, failed or cancelled; absent, limcp's table
-// (wait.DefaultOutcomes). The verb is an observe verb.
+// succeeded, failed or cancelled; absent, wait.DefaultOutcomes (the
+// reference CLI's table). The verb is an observe verb.
 type WaitConfig struct {
 	Verb       string            `yaml:"verb"`
 	Observe    []string          `yaml:"observe"`

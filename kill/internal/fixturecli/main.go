@@ -15,7 +15,7 @@
 // Any other argv is a usage error (code "usage", exit 2), so a test notices
 // a wrong argv. Each call is appended to the file named by FIXTURECLI_LOG
 // (if set) as one JSON line {"argv": [...], "stdout": <what was printed>},
-// so a test can compare what the executor returned with what the CLI said.
+// so a test can compare what the Killer returned with what the CLI said.
 //
 // The result shapes are the ones the reference CLI is expected to use for
 // kill: every entity reaped listed with its terminal status and reason
