@@ -318,7 +318,7 @@ func TestResultShapeOfARefusal(t *testing.T) {
 
 // A Killer is safe for concurrent use: kills of both kinds at once, one
 // Killer, each with its own outcome (-race checks the sharing).
-func TestExecutorIsSafeForConcurrentUse(t *testing.T) {
+func TestKillerIsSafeForConcurrentUse(t *testing.T) {
 	spec := nodeSpec{Name: "leader", Children: []nodeSpec{{Name: "child", OnTerm: "ignore"}}}
 	var trees []*tree
 	for range 3 {

@@ -51,7 +51,7 @@ func startGroup(t *testing.T) (kill.Group, string) {
 	return g, dir
 }
 
-func TestExecutorOverDispatch(t *testing.T) {
+func TestRunnerOverDispatch(t *testing.T) {
 	fixture := buildFixture(t)
 	for _, tc := range []struct {
 		name, id string
