@@ -23,7 +23,27 @@ type WaitHandlerOptions struct {
 	// that lives as long as ctx: a store or notification signal that makes
 	// the wait observe at once. Polling stays the correctness path.
 	Wake func(ctx context.Context) <-chan struct{}
+	// MaxIDs caps the distinct ids of one call ([DefaultMaxWaitIDs] when
+	// zero; negative: no cap). The projected schema may carry no maxItems
+	// (an argparse nargs="+"), and every id is one argument of every
+	// observe command of the wait: without a cap a caller could make each
+	// poll an argv the kernel refuses, or a huge observation. More is
+	// invalid_args on "ids", before anything runs.
+	MaxIDs int
 }
+
+// DefaultMaxWaitIDs is WaitHandler's cap on the distinct ids of one call,
+// the limit limcp's own job wait states in its schema.
+const DefaultMaxWaitIDs = 256
+
+// waitArgError refuses an argument the schema admitted: the surface reports
+// it as invalid_args on that parameter, with the schema and help call.
+type waitArgError struct {
+	param, msg string
+}
+
+func (e *waitArgError) Error() string { return e.msg }
+func (e *waitArgError) Param() string { return e.param }
 
 // WaitHandler is a job.wait [Handler] over package wait: a bounded
 // observation through the CLI's observe command that always ends in the
@@ -39,12 +59,26 @@ type WaitHandlerOptions struct {
 // MCP and of this package.
 func WaitHandler(o WaitHandlerOptions) Handler {
 	observe := append([]string(nil), o.Observe...)
+	maxIDs := o.MaxIDs
+	if maxIDs == 0 {
+		maxIDs = DefaultMaxWaitIDs
+	}
 	return func(ctx context.Context, call *Call) (any, error) {
 		req, err := wait.ParseArgs(call.Args)
 		if err != nil {
 			// The schema admitted these args, so this is the embedder's
 			// bug (a verb whose Path is not a wait command), not the caller's.
 			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: %v", call.Verb, err)}
+		}
+		if maxIDs > 0 {
+			distinct := make(map[string]bool, len(req.IDs))
+			for _, id := range req.IDs {
+				distinct[id] = true
+				if len(distinct) > maxIDs {
+					return nil, &waitArgError{param: "ids", msg: fmt.Sprintf(
+						"more than %d distinct ids in one call; wait for them in calls of at most %d", maxIDs, maxIDs)}
+				}
+			}
 		}
 		exec := call.Runner
 		if exec == nil {

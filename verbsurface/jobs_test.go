@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/verbsurface/verbsurface/kill"
@@ -91,5 +93,48 @@ func TestKillHandler(t *testing.T) {
 	var pe paramError
 	if !errors.As(err, &pe) || pe.Param() != "grace" {
 		t.Fatalf("a bad grace = %v; want a problem on grace", err)
+	}
+}
+
+// TestWaitHandlerCapsIDs: more distinct ids than the cap is an argument
+// problem on ids and runs nothing (duplicates count once); the cap is
+// configurable and can be switched off.
+func TestWaitHandlerCapsIDs(t *testing.T) {
+	ran := 0
+	exec := RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+		ran++
+		obs := []string{}
+		for _, id := range argv[slices.Index(argv, "--")+1:] {
+			obs = append(obs, `{"id":"`+id+`","status":"completed","terminal":true}`)
+		}
+		return json.RawMessage(`{"observations":[` + strings.Join(obs, ",") + `]}`), nil
+	})
+	ids := func(n int, dup bool) []any {
+		out := []any{}
+		for i := 0; i < n; i++ {
+			out = append(out, fmt.Sprintf("id%d", i))
+			if dup {
+				out = append(out, fmt.Sprintf("id%d", i))
+			}
+		}
+		return out
+	}
+	call := func(o WaitHandlerOptions, list []any) error {
+		o.Observe = []string{"observe"}
+		_, err := WaitHandler(o)(context.Background(), &Call{Verb: "job.wait", Runner: exec, Args: map[string]any{"ids": list}})
+		return err
+	}
+	var pe interface{ Param() string }
+	if err := call(WaitHandlerOptions{}, ids(DefaultMaxWaitIDs+1, false)); !errors.As(err, &pe) || pe.Param() != "ids" || ran != 0 {
+		t.Fatalf("%d ids: %v (ran %d); want an argument problem on ids and nothing run", DefaultMaxWaitIDs+1, err, ran)
+	}
+	if err := call(WaitHandlerOptions{}, ids(DefaultMaxWaitIDs, true)); err != nil {
+		t.Fatalf("%d distinct ids, each twice: %v", DefaultMaxWaitIDs, err)
+	}
+	if err := call(WaitHandlerOptions{MaxIDs: 2}, ids(3, false)); !errors.As(err, &pe) {
+		t.Fatalf("MaxIDs 2, 3 ids: %v", err)
+	}
+	if err := call(WaitHandlerOptions{MaxIDs: -1}, ids(DefaultMaxWaitIDs+1, false)); err != nil {
+		t.Fatalf("no cap: %v", err)
 	}
 }
