@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verbsurface/verbsurface/wait"
 )
 
 // BenchmarkDecodeObservations: reading one poll's `job observe` data for
@@ -21,7 +23,7 @@ func BenchmarkDecodeObservations(b *testing.B) {
 	data := json.RawMessage(`{"observations":[` + strings.Join(obs, ",") + `]}`)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if o, err := decodeObservations(data); err != nil || len(o) != 16 {
+		if o, err := wait.DecodeObservations(data); err != nil || len(o) != 16 {
 			b.Fatal(o, err)
 		}
 	}

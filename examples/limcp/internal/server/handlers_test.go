@@ -12,6 +12,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/verbsurface"
+	"github.com/verbsurface/verbsurface/wait"
 )
 
 // coded is what the surface matches a handler error with (contract C3).
@@ -42,7 +43,7 @@ func TestDecodeObservations(t *testing.T) {
 		{"observations not a list", `{"observations":{"id":"a"}}`, 0, verbsurface.CodeInvalidResult},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			obs, err := decodeObservations(json.RawMessage(c.data))
+			obs, err := wait.DecodeObservations(json.RawMessage(c.data))
 			if got := errCode(err); got != c.code || (err != nil) != (c.code != "") {
 				t.Fatalf("decodeObservations(%s) = %v (code %q); want code %q", c.data, err, got, c.code)
 			}
@@ -59,7 +60,7 @@ func TestDecodeObservations(t *testing.T) {
 // TestObserveArgvPutsIDsAfterTheSeparator: an id can never be read as a
 // flag of `job observe`.
 func TestObserveArgvPutsIDsAfterTheSeparator(t *testing.T) {
-	got := observeArgv([]string{"--home=/elsewhere", "abcdef12"})
+	got := wait.CLIObserver{Command: observeCommand}.Argv([]string{"--home=/elsewhere", "abcdef12"})
 	want := []string{"job", "observe", "--json", "--", "--home=/elsewhere", "abcdef12"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("observeArgv = %q; want %q", got, want)
@@ -95,7 +96,7 @@ func TestLookupRecord(t *testing.T) {
 				}
 				return json.RawMessage(c.data), nil
 			})
-			got, err := lookupRecord(context.Background(), exec, "abcdef12")
+			got, err := kill.LookupRecord(context.Background(), exec, statusCommand, "abcdef12")
 			if want := []string{"job", "status", "--json", "--", "abcdef12"}; !slices.Equal(argv, want) {
 				t.Fatalf("ran %q; want %q", argv, want)
 			}

@@ -3,7 +3,6 @@
 package server
 
 import (
-	"context"
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
@@ -38,20 +37,15 @@ func (s *Server) jobKill() verbsurface.Handler {
 
 // killRunner is a runner whose timeout leaves the CLI's kill room for its
 // graces (SIGTERM, grace, SIGKILL, per entity of a tree), so the dispatch
-// timeout never stops a kill half-way.
+// timeout never stops a kill half-way. It runs with the environment the
+// server built at start, as every other command does.
 func (s *Server) killRunner(grace time.Duration) (kill.Runner, error) {
 	if grace <= 0 {
 		grace = kill.DefaultGrace
 	}
-	r, err := dispatch.NewRunner(s.exe, &dispatch.Options{Env: s.commandEnv(), Timeout: 2*time.Minute + 4*grace})
+	r, err := dispatch.NewRunner(s.exe, &dispatch.Options{Env: s.env, Timeout: 2*time.Minute + 4*grace})
 	if err != nil {
 		return nil, err
 	}
 	return r, nil
-}
-
-// lookupRecord asks the CLI for the record's durable identity: its full id
-// and kind. An unknown or ambiguous id comes back as the CLI's error.
-func lookupRecord(ctx context.Context, exec verbsurface.Runner, id string) (kill.Record, error) {
-	return kill.LookupRecord(ctx, exec, statusCommand, id)
 }

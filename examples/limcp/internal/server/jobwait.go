@@ -4,10 +4,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/verbsurface/verbsurface/verbsurface"
-	"github.com/verbsurface/verbsurface/wait"
 )
 
 // observeCommand is job.wait's lifecycle authority: one `limcp job observe
@@ -15,16 +13,6 @@ import (
 // (wait.CLIObserver). The CLI reads the store (and performs the fenced
 // reap); the server only reads the machine result.
 var observeCommand = []string{"job", "observe", "--json"}
-
-// observeArgv is the command one poll runs.
-func observeArgv(ids []string) []string {
-	return wait.CLIObserver{Command: observeCommand}.Argv(ids)
-}
-
-// decodeObservations reads the data of `job observe`.
-func decodeObservations(data json.RawMessage) ([]wait.Observation, error) {
-	return wait.DecodeObservations(data)
-}
 
 // jobWait is the job.wait handler: verbsurface.WaitHandler (package wait
 // over the CLI's observation, the generic piece `verbsurface serve`'s

@@ -120,6 +120,7 @@ type Server struct {
 	exe     string
 	exeTree verbsurface.TreeSource // the walked tree, while the executable is unchanged
 	runner  *dispatch.Runner
+	env     []string // every command's environment (commandEnv), built once at start
 	surface *verbsurface.Surface
 	tree    *projector.Tree
 	walk    *fromcobra.Options
@@ -182,9 +183,9 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: starting the notify endpoint: %w", err)
 		}
 	}
-	cmdEnv := s.commandEnv()
-	s.models = newLiveModels(opts.Home, cmdEnv)
-	s.runner, err = dispatch.NewRunner(exe, &dispatch.Options{Env: cmdEnv, Timeout: opts.Timeout})
+	s.env = s.commandEnv()
+	s.models = newLiveModels(opts.Home, s.env)
+	s.runner, err = dispatch.NewRunner(exe, &dispatch.Options{Env: s.env, Timeout: opts.Timeout})
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)
