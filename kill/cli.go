@@ -34,8 +34,17 @@ func (e *ArgError) Error() string { return e.msg }
 // Param is the argument's name.
 func (e *ArgError) Param() string { return e.param }
 
+// MaxGrace is the longest grace ParseGrace accepts. The grace is how long
+// the CLI's kill waits between SIGTERM and SIGKILL, per entity, and the
+// kill runs to its end whatever the caller does (a control op is not
+// cancelled with its request): an unbounded grace from a caller would let
+// a few kills of runs that ignore SIGTERM hold the server's command slots
+// for as long as the caller liked.
+const MaxGrace = 5 * time.Minute
+
 // ParseGrace reads the optional "grace" argument of a kill command (a Go
-// duration string such as "5s"); zero when absent.
+// duration string such as "5s", positive and at most [MaxGrace]); zero
+// when absent.
 func ParseGrace(args map[string]any) (time.Duration, error) {
 	v, present := args["grace"]
 	if !present || v == nil {
@@ -45,6 +54,9 @@ func ParseGrace(args map[string]any) (time.Duration, error) {
 	d, err := time.ParseDuration(g)
 	if !ok || err != nil || d <= 0 {
 		return 0, &ArgError{param: "grace", msg: fmt.Sprintf("grace %v must be a positive duration: it is the time between SIGTERM and SIGKILL", v)}
+	}
+	if d > MaxGrace {
+		return 0, &ArgError{param: "grace", msg: fmt.Sprintf("grace %v is longer than %v, the longest a caller may make a kill wait between SIGTERM and SIGKILL", v, MaxGrace)}
 	}
 	return d, nil
 }
@@ -141,16 +153,11 @@ func (k CLI) Run(ctx context.Context, id string, grace time.Duration) (Result, e
 	if id == "" {
 		return Result{}, &ArgError{param: "id", msg: "kill: the id is empty"}
 	}
-	runner := k.Runner
-	if k.KillRunner != nil {
-		r, err := k.KillRunner(grace)
+	if len(k.Status) == 0 {
+		e, err := k.killer(grace)
 		if err != nil {
 			return Result{}, err
 		}
-		runner = r
-	}
-	e := NewKiller(runner, &Options{Argv: PathArgv(k.Kill), Grace: grace})
-	if len(k.Status) == 0 {
 		ent := Entity{ID: id}
 		res := Result{Decision: Decision{Action: ActionDelegate, Rule: RuleIDOnly,
 			Reason: fmt.Sprintf("%q: no status command is configured; the CLI's kill resolves the id and records why", id),
@@ -166,5 +173,23 @@ func (k CLI) Run(ctx context.Context, id string, grace time.Duration) (Result, e
 	if mapped, ok := k.Kinds[string(rec.Kind)]; ok {
 		rec.Kind = mapped
 	}
+	e, err := k.killer(grace)
+	if err != nil {
+		return Result{}, err
+	}
 	return e.Kill(ctx, rec)
+}
+
+// killer is the Killer of one kill, built once the id is known to need
+// one: its runner is KillRunner's for the grace, else Runner.
+func (k CLI) killer(grace time.Duration) (*Killer, error) {
+	runner := k.Runner
+	if k.KillRunner != nil {
+		r, err := k.KillRunner(grace)
+		if err != nil {
+			return nil, err
+		}
+		runner = r
+	}
+	return NewKiller(runner, &Options{Argv: PathArgv(k.Kill), Grace: grace}), nil
 }

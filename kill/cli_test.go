@@ -131,9 +131,11 @@ func TestCLI(t *testing.T) {
 	})
 	t.Run("the lookup's failure stops the kill", func(t *testing.T) {
 		f := &fakeCLI{killed: ok}
-		_, err := CLI{Runner: f, Status: []string{"status"}, Kill: []string{"kill"}}.Run(context.Background(), "x1", 0)
-		if err == nil || len(f.ran) != 1 {
-			t.Fatalf("Run = %v, ran %q; want the CLI's error and no kill", err, f.ran)
+		built := 0
+		_, err := CLI{Runner: f, Status: []string{"status"}, Kill: []string{"kill"},
+			KillRunner: func(time.Duration) (Runner, error) { built++; return f, nil }}.Run(context.Background(), "x1", 0)
+		if err == nil || len(f.ran) != 1 || built != 0 {
+			t.Fatalf("Run = %v, ran %q, kill runners built %d; want the CLI's error, no kill and no kill runner", err, f.ran, built)
 		}
 	})
 	t.Run("a failed kill is reported with the CLI's code", func(t *testing.T) {
@@ -168,7 +170,10 @@ func TestParseGrace(t *testing.T) {
 	if g, err := ParseGrace(map[string]any{"grace": "1500ms"}); g != 1500*time.Millisecond || err != nil {
 		t.Fatalf("1500ms: %v, %v", g, err)
 	}
-	for _, v := range []any{"0s", "-1s", "soon", 5.0} {
+	if g, err := ParseGrace(map[string]any{"grace": MaxGrace.String()}); g != MaxGrace || err != nil {
+		t.Fatalf("MaxGrace: %v, %v", g, err)
+	}
+	for _, v := range []any{"0s", "-1s", "soon", 5.0, (MaxGrace + time.Second).String(), "99999h"} {
 		_, err := ParseGrace(map[string]any{"grace": v})
 		var ae *ArgError
 		if !errors.As(err, &ae) || ae.Param() != "grace" {
