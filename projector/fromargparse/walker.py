@@ -1,6 +1,8 @@
 # The fromargparse walker. Embedded in the Go package and run as
-# `python3 -c <this source> MODE`, with a JSON request on stdin and a JSON
-# answer on stdout.
+# `python3 -c <prelude + this source> MODE` (pywalk.Run; the prelude,
+# projector/internal/pywalk/prelude.py, holds the protocol's main,
+# WalkError and _jsonable), with a JSON request on stdin and a JSON answer
+# on stdout.
 #
 # MODE "walk": {"targets": ["pkg.mod:factory" | "pkg.mod:__main__", ...]}
 #   -> {"results": [{"target": ..., "ok": true, "parser": PARSER} |
@@ -30,21 +32,11 @@ import pathlib
 import runpy
 import sys
 
-REAL_STDOUT = sys.stdout
-
-
 class _Captured(BaseException):
     # BaseException, so that a program's `except Exception` cannot swallow it.
     def __init__(self, parser):
         super().__init__("parser captured")
         self.parser = parser
-
-
-class WalkError(Exception):
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
 
 
 _PARSE_METHODS = ("parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args")
@@ -137,27 +129,6 @@ def _class_name(cls):
     module = getattr(cls, "__module__", "")
     name = getattr(cls, "__qualname__", getattr(cls, "__name__", repr(cls)))
     return name if module in ("builtins", "__main__", "") else module + "." + name
-
-
-def _jsonable(v):
-    """Returns (True, value) if v is plain JSON data, else (False, repr)."""
-    if v is None or isinstance(v, (bool, str)):
-        return True, v
-    if isinstance(v, int):
-        return True, v
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return False, repr(v)
-        return True, v
-    if isinstance(v, (list, tuple)):
-        out = []
-        for x in v:
-            ok, j = _jsonable(x)
-            if not ok:
-                return False, repr(v)
-            out.append(j)
-        return True, out
-    return False, repr(v)
 
 
 def _value(v):
@@ -402,13 +373,4 @@ def parse(request):
     return {"results": results}
 
 
-def main():
-    mode = sys.argv[1] if len(sys.argv) > 1 else "walk"
-    request = json.load(sys.stdin)
-    sys.stdout = sys.stderr  # anything a target prints must not corrupt the answer
-    answer = walk(request) if mode == "walk" else parse(request)
-    json.dump(answer, REAL_STDOUT, allow_nan=False)
-    REAL_STDOUT.flush()
-
-
-main()
+serve({"walk": walk, "parse": parse})

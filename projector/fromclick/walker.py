@@ -1,6 +1,8 @@
 # The fromclick walker. Embedded in the Go package and run as
-# `python3 -c <this source> MODE`, with a JSON request on stdin and a JSON
-# answer on stdout.
+# `python3 -c <prelude + this source> MODE` (pywalk.Run; the prelude,
+# projector/internal/pywalk/prelude.py, holds the protocol's main,
+# WalkError and _jsonable), with a JSON request on stdin and a JSON answer
+# on stdout.
 #
 # MODE "walk": {"targets": ["pkg.mod:object" | "pkg.mod:factory", ...]}
 #   -> {"results": [{"target": ..., "ok": true, "command": COMMAND} |
@@ -28,16 +30,6 @@ import json
 import os
 import pathlib
 import sys
-
-REAL_STDOUT = sys.stdout
-
-
-class WalkError(Exception):
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
 
 try:
     import click
@@ -121,27 +113,6 @@ def _class_name(cls):
     module = getattr(cls, "__module__", "")
     name = getattr(cls, "__qualname__", getattr(cls, "__name__", repr(cls)))
     return name if module in ("builtins", "") else module + "." + name
-
-
-def _jsonable(v):
-    """Returns (True, value) if v is plain JSON data, else (False, repr)."""
-    if v is None or isinstance(v, (bool, str)):
-        return True, v
-    if isinstance(v, int):
-        return True, v
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return False, repr(v)
-        return True, v
-    if isinstance(v, (list, tuple)):
-        out = []
-        for x in v:
-            ok, j = _jsonable(x)
-            if not ok:
-                return False, repr(v)
-            out.append(j)
-        return True, out
-    return False, repr(v)
 
 
 def _value(v):
@@ -503,13 +474,4 @@ def parse(request):
     return {"results": results}
 
 
-def main():
-    mode = sys.argv[1] if len(sys.argv) > 1 else "walk"
-    request = json.load(sys.stdin)
-    sys.stdout = sys.stderr  # anything a target prints must not corrupt the answer
-    answer = walk(request) if mode == "walk" else parse(request)
-    json.dump(answer, REAL_STDOUT, allow_nan=False)
-    REAL_STDOUT.flush()
-
-
-main()
+serve({"walk": walk, "parse": parse})

@@ -8,6 +8,7 @@ package pywalk
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,8 +41,15 @@ type Failure struct {
 
 func (f *Failure) Error() string { return f.Message }
 
-// Run runs source in mode (its one argument) with request as JSON on stdin
-// and decodes its stdout into answer (numbers as json.Number). The walker
+// prelude is what every walker shares (prelude.py): the protocol's main,
+// WalkError and the plain-JSON test. Run puts it before each walker.
+//
+//go:embed prelude.py
+var prelude string
+
+// Run runs source, after the walkers' shared prelude (prelude.py), in
+// mode (its one argument) with request as JSON on stdin and decodes its
+// stdout into answer (numbers as json.Number). The walker
 // runs imported code, which may start processes of its own: on timeout or
 // cancellation its whole process group is killed, where the platform has
 // process groups.
@@ -64,7 +72,7 @@ func Run(ctx context.Context, cfg Config, source, mode string, request, answer a
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(runCtx, path, "-c", source, mode)
+	cmd := exec.CommandContext(runCtx, path, "-c", prelude+"\n\n"+source, mode)
 	cmd.Dir = cfg.Dir
 	cmd.Env = Env(cfg.PythonPath)
 	cmd.Stdin = bytes.NewReader(in)
