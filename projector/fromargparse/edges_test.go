@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
 )
 
 // TestEdgeConstraints: for each construct where argparse would reject or
@@ -98,14 +99,14 @@ func TestEdgeRequiredGroupFlags(t *testing.T) {
 	if c := param(cmd, "color").Choices; c != nil {
 		t.Errorf("color narrowed to %v", c)
 	}
-	var cases []roundTripCase
+	var cases []argsgen.Case
 	for _, v := range []bool{true, false} {
 		args := map[string]any{"color": v}
 		argv, err := projector.RenderArgv(projector.DialectArgparse, cmd, args)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, roundTripCase{target: "vsfixture:edges", cmd: cmd, args: args, argv: argv})
+		cases = append(cases, argsgen.Case{Target: "vsfixture:edges", Cmd: cmd, Args: args, Argv: argv})
 	}
 	checkBatch(t, cases)
 }
@@ -164,8 +165,8 @@ func TestEdgeAppendEmptyDefault(t *testing.T) {
 	if p.MinItems != 0 || !cmp.Equal(p.Default, []any{}) {
 		t.Fatalf("tag min items %d default %#v", p.MinItems, p.Default)
 	}
-	checkBatch(t, []roundTripCase{
-		{target: "vsfixture:edges", cmd: cmd, args: map[string]any{"tag": []any{}}, argv: []string{}},
-		{target: "vsfixture:edges", cmd: cmd, args: map[string]any{"tag": []any{"a", "-b"}}, argv: []string{"--tag=a", "--tag=-b"}},
+	checkBatch(t, []argsgen.Case{
+		{Target: "vsfixture:edges", Cmd: cmd, Args: map[string]any{"tag": []any{}}, Argv: []string{}},
+		{Target: "vsfixture:edges", Cmd: cmd, Args: map[string]any{"tag": []any{"a", "-b"}}, Argv: []string{"--tag=a", "--tag=-b"}},
 	})
 }

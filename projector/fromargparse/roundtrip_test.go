@@ -3,7 +3,6 @@ package fromargparse
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand"
 	"os/exec"
@@ -88,13 +87,6 @@ func parseBatch(t testing.TB, reqs []parseRequest) []parseResult {
 	return answer.Results
 }
 
-type roundTripCase struct {
-	target string
-	cmd    *projector.Command
-	args   map[string]any
-	argv   []string
-}
-
 // sameJSON compares a given (decoded-JSON) value with what Python parsed
 // (decoded with UseNumber), numerically for numbers.
 func sameJSON(kind projector.Kind, given, parsed any) bool {
@@ -177,64 +169,32 @@ func checkConstForms(p *projector.Param, v any, given bool, ns map[string]any) (
 	return false, false
 }
 
-// purePosixPath is str(pathlib.PurePosixPath(s)) in Python 3.11: empty and
-// "." components and trailing slashes dropped, repeated slashes collapsed
-// (two leading ones kept, as POSIX allows), "" read as ".".
-func purePosixPath(s string) string {
-	root := ""
-	switch {
-	case strings.HasPrefix(s, "//") && !strings.HasPrefix(s, "///"):
-		root = "//"
-	case strings.HasPrefix(s, "/"):
-		root = "/"
-	}
-	var parts []string
-	for _, part := range strings.Split(s, "/") {
-		if part != "" && part != "." {
-			parts = append(parts, part)
-		}
-	}
-	out := root + strings.Join(parts, "/")
-	if out == "" {
-		return "."
-	}
-	return out
-}
-
-func short(v any) string {
-	s := fmt.Sprintf("%q", v)
-	if len(s) > 500 {
-		return s[:500] + fmt.Sprintf("…(%d bytes)", len(s))
-	}
-	return s
-}
-
 // checkBatch renders every case, parses them all with Python in one batch,
 // and requires each namespace to hold exactly the given values (and the
 // schema's defaults for omitted parameters that have one).
-func checkBatch(t *testing.T, cases []roundTripCase) {
+func checkBatch(t *testing.T, cases []argsgen.Case) {
 	t.Helper()
 	reqs := make([]parseRequest, len(cases))
 	for i, c := range cases {
-		reqs[i] = parseRequest{Target: c.target, Argv: append(append([]string{}, c.cmd.Path...), c.argv...)}
+		reqs[i] = parseRequest{Target: c.Target, Argv: append(append([]string{}, c.Cmd.Path...), c.Argv...)}
 	}
 	results := parseBatch(t, reqs)
 	for i, c := range cases {
 		r := results[i]
 		if !r.OK {
-			t.Errorf("%s %v: argparse rejected rendered argv %s: %s\nargs: %s", c.target, c.cmd.Path, short(c.argv), r.Error, short(c.args))
+			t.Errorf("%s %v: argparse rejected rendered argv %s: %s\nargs: %s", c.Target, c.Cmd.Path, argsgen.Short(c.Argv), r.Error, argsgen.Short(c.Args))
 			continue
 		}
-		for _, p := range c.cmd.Params {
-			v, given := c.args[p.Name]
+		for _, p := range c.Cmd.Params {
+			v, given := c.Args[p.Name]
 			if ok, handled := checkConstForms(p, v, given, r.Namespace); handled {
 				if !ok {
-					t.Errorf("%s %v: parameter %s: rendered %s, argparse parsed %s for %s (const %s)", c.target, c.cmd.Path, p.Name, short(c.argv), short(r.Namespace[p.Name]), short(v), short(p.Const))
+					t.Errorf("%s %v: parameter %s: rendered %s, argparse parsed %s for %s (const %s)", c.Target, c.Cmd.Path, p.Name, argsgen.Short(c.Argv), argsgen.Short(r.Namespace[p.Name]), argsgen.Short(v), argsgen.Short(p.Const))
 				}
 				continue
 			}
 			if !given {
-				if p.Default == nil || destSetByOther(c.cmd, c.args, p.Name) {
+				if p.Default == nil || destSetByOther(c.Cmd, c.Args, p.Name) {
 					continue
 				}
 				raw, _ := json.Marshal(p.Default)
@@ -242,10 +202,10 @@ func checkBatch(t *testing.T, cases []roundTripCase) {
 			}
 			got, present := r.Namespace[p.Name]
 			if s, ok := v.(string); ok && strings.Contains(p.Type, "Path") {
-				v = purePosixPath(s) // what pathlib makes of the string: the same file
+				v = pywalk.PurePosixPath(s) // what pathlib makes of the string: the same file
 			}
 			if !present || !sameJSON(p.Kind, v, got) {
-				t.Errorf("%s %v: parameter %s: rendered %s, argparse parsed %s, want %s", c.target, c.cmd.Path, p.Name, short(c.argv), short(got), short(v))
+				t.Errorf("%s %v: parameter %s: rendered %s, argparse parsed %s, want %s", c.Target, c.Cmd.Path, p.Name, argsgen.Short(c.Argv), argsgen.Short(got), argsgen.Short(v))
 			}
 		}
 	}
@@ -270,43 +230,12 @@ func TestRoundTripArgparse(t *testing.T) {
 // that projects and returns how many commands that was.
 func roundTripTrees(t *testing.T, trees map[string]*projector.Tree, iterations int) int {
 	t.Helper()
-	var cases []roundTripCase
-	perCommand := map[string]int{}
-	for target, tree := range trees {
-		for _, cmd := range tree.Commands {
-			s, err := projector.Project(cmd)
-			if err != nil {
-				continue
-			}
-			rs, err := s.Resolve(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := &argsgen.Gen{R: rand.New(rand.NewSource(int64(len(target)*31 + len(cmd.Path)))), Invalid: 0.1}
-			key := target + " " + strings.Join(cmd.Path, " ")
-			perCommand[key] += 0
-			for i := 0; i < iterations; i++ {
-				args := g.Args(cmd)
-				verr := rs.Validate(args)
-				argv, rerr := projector.RenderArgv(projector.DialectArgparse, cmd, args)
-				if (verr == nil) != (rerr == nil) {
-					t.Fatalf("%s: validation error %v but render error %v\nargs: %s", key, verr, rerr, short(args))
-				}
-				if verr == nil {
-					cases = append(cases, roundTripCase{target: target, cmd: cmd, args: args, argv: argv})
-					perCommand[key]++
-				}
-			}
-		}
-	}
-	for key, n := range perCommand {
-		if n < iterations/5 {
-			t.Errorf("%s: only %d of %d generated objects were valid", key, n, iterations)
-		}
-	}
+	cases, commands := argsgen.ValidCases(t, trees, projector.DialectArgparse, iterations, func(r *rand.Rand) *argsgen.Gen {
+		return &argsgen.Gen{R: r, Invalid: 0.1}
+	})
 	checkBatch(t, cases)
-	t.Logf("%d argument objects over %d commands round-tripped", len(cases), len(perCommand))
-	return len(perCommand)
+	t.Logf("%d argument objects over %d commands round-tripped", len(cases), commands)
+	return commands
 }
 
 // TestRoundTripArgparseHostile renders the hostile corpus itself into every
@@ -319,7 +248,7 @@ func TestRoundTripArgparseHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs, _ := s.Resolve(nil)
-	var cases []roundTripCase
+	var cases []argsgen.Case
 	rejected := 0
 	for i, h := range argsgen.Hostile {
 		next := argsgen.Hostile[(i+1)%len(argsgen.Hostile)]
@@ -353,7 +282,7 @@ func TestRoundTripArgparseHostile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("validated args do not render: %v", err)
 		}
-		cases = append(cases, roundTripCase{target: "vsfixture:build", cmd: cmd, args: raw, argv: argv})
+		cases = append(cases, argsgen.Case{Target: "vsfixture:build", Cmd: cmd, Args: raw, Argv: argv})
 	}
 	checkBatch(t, cases)
 	if rejected == 0 {

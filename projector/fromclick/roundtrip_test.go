@@ -12,6 +12,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
+	"github.com/verbsurface/verbsurface/projector/internal/pywalk"
 )
 
 type parseRequest struct {
@@ -42,21 +43,6 @@ func parseBatch(t testing.TB, opts *Options, reqs []parseRequest) []parseResult 
 		t.Fatalf("%d results for %d requests", len(answer.Results), len(reqs))
 	}
 	return answer.Results
-}
-
-type roundTripCase struct {
-	target string
-	cmd    *projector.Command
-	args   map[string]any
-	argv   []string
-}
-
-func short(v any) string {
-	s := fmt.Sprintf("%q", v)
-	if len(s) > 400 {
-		return s[:400] + fmt.Sprintf("…(%d bytes)", len(s))
-	}
-	return s
 }
 
 // sameValue compares a given (decoded-JSON) value with what click parsed
@@ -96,7 +82,7 @@ func sameValue(p *projector.Param, given, parsed any) bool {
 		case got == g:
 			return true
 		case p.Path != "":
-			return got == purePosixPath(g)
+			return got == pywalk.PurePosixPath(g)
 		case p.Pattern == uuidPattern:
 			return got == strings.ToLower(g)
 		case strings.Contains(p.Type, "DateTime"):
@@ -111,51 +97,29 @@ func sameValue(p *projector.Param, given, parsed any) bool {
 	return given == parsed
 }
 
-// purePosixPath is str(pathlib.PurePosixPath(s)) in Python 3.11.
-func purePosixPath(s string) string {
-	root := ""
-	switch {
-	case strings.HasPrefix(s, "//") && !strings.HasPrefix(s, "///"):
-		root = "//"
-	case strings.HasPrefix(s, "/"):
-		root = "/"
-	}
-	var parts []string
-	for _, part := range strings.Split(s, "/") {
-		if part != "" && part != "." {
-			parts = append(parts, part)
-		}
-	}
-	out := root + strings.Join(parts, "/")
-	if out == "" {
-		return "."
-	}
-	return out
-}
-
 // checkBatch renders every case, parses them all with click in one batch,
 // and requires each command's parameters to hold exactly the given values
 // (and the schema's defaults for omitted parameters that state one).
-func checkBatch(t *testing.T, opts *Options, cases []roundTripCase) {
+func checkBatch(t *testing.T, opts *Options, cases []argsgen.Case) {
 	t.Helper()
 	reqs := make([]parseRequest, len(cases))
 	for i, c := range cases {
-		reqs[i] = parseRequest{Target: c.target, Argv: append(slices.Clone(c.cmd.Path), c.argv...)}
+		reqs[i] = parseRequest{Target: c.Target, Argv: append(slices.Clone(c.Cmd.Path), c.Argv...)}
 	}
 	results := parseBatch(t, opts, reqs)
 	for i, c := range cases {
 		r := results[i]
 		if !r.OK {
-			t.Errorf("%s %v: click rejected rendered argv %s: %s\nargs: %s", c.target, c.cmd.Path, short(c.argv), r.Error, short(c.args))
+			t.Errorf("%s %v: click rejected rendered argv %s: %s\nargs: %s", c.Target, c.Cmd.Path, argsgen.Short(c.Argv), r.Error, argsgen.Short(c.Args))
 			continue
 		}
-		if !slices.Equal(r.Path, c.cmd.Path) && !(len(r.Path) == 0 && len(c.cmd.Path) == 0) {
-			t.Errorf("%s %v: click resolved the command %v", c.target, c.cmd.Path, r.Path)
+		if !slices.Equal(r.Path, c.Cmd.Path) && !(len(r.Path) == 0 && len(c.Cmd.Path) == 0) {
+			t.Errorf("%s %v: click resolved the command %v", c.Target, c.Cmd.Path, r.Path)
 			continue
 		}
-		for _, p := range c.cmd.Params {
-			if msg := checkParam(p, c.args, r); msg != "" {
-				t.Errorf("%s %v: parameter %s: rendered %s: %s", c.target, c.cmd.Path, p.Name, short(c.argv), msg)
+		for _, p := range c.Cmd.Params {
+			if msg := checkParam(p, c.Args, r); msg != "" {
+				t.Errorf("%s %v: parameter %s: rendered %s: %s", c.Target, c.Cmd.Path, p.Name, argsgen.Short(c.Argv), msg)
 			}
 		}
 	}
@@ -177,17 +141,17 @@ func checkParam(p *projector.Param, args map[string]any, r parseResult) string {
 		// A flag split from a shared name: given, the name holds its
 		// flag_value; otherwise another member (or the default) decides.
 		if given && v == true && !sameJSONPlain(got, p.Const) {
-			return fmt.Sprintf("click parsed %s, want the flag_value %s", short(got), short(p.Const))
+			return fmt.Sprintf("click parsed %s, want the flag_value %s", argsgen.Short(got), argsgen.Short(p.Const))
 		}
 		return ""
 	case p.Arity == projector.ArityNone && p.Const != nil:
 		if given && v == true && !sameJSONPlain(got, p.Const) {
-			return fmt.Sprintf("click parsed %s, want the flag_value %s", short(got), short(p.Const))
+			return fmt.Sprintf("click parsed %s, want the flag_value %s", argsgen.Short(got), argsgen.Short(p.Const))
 		}
 		return ""
 	case p.Bare && v == true:
 		if !sameJSONPlain(got, p.Const) {
-			return fmt.Sprintf("bare: click parsed %s, want the flag_value %s", short(got), short(p.Const))
+			return fmt.Sprintf("bare: click parsed %s, want the flag_value %s", argsgen.Short(got), argsgen.Short(p.Const))
 		}
 		return ""
 	}
@@ -199,7 +163,7 @@ func checkParam(p *projector.Param, args map[string]any, r parseResult) string {
 		_ = json.Unmarshal(raw, &v)
 	}
 	if !present || !sameValue(p, v, got) {
-		return fmt.Sprintf("click parsed %s, want %s", short(got), short(v))
+		return fmt.Sprintf("click parsed %s, want %s", argsgen.Short(got), argsgen.Short(v))
 	}
 	return ""
 }
@@ -221,44 +185,12 @@ func sameJSONPlain(a, b any) bool {
 // the given values. It returns how many commands that was.
 func roundTripTrees(t *testing.T, opts *Options, trees map[string]*projector.Tree, iterations int) int {
 	t.Helper()
-	var cases []roundTripCase
-	perCommand := map[string]int{}
-	for target, tree := range trees {
-		for _, cmd := range tree.Commands {
-			s, err := projector.Project(cmd)
-			if err != nil {
-				continue
-			}
-			rs, err := s.Resolve(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := rand.New(rand.NewSource(int64(len(target)*31 + len(cmd.Path))))
-			g := &argsgen.Gen{R: r, Invalid: 0.1, Sample: func(p *projector.Param) (string, bool) { return sample(r, p) }}
-			key := target + " " + strings.Join(cmd.Path, " ")
-			perCommand[key] += 0
-			for i := 0; i < iterations; i++ {
-				args := g.Args(cmd)
-				verr := rs.Validate(args)
-				argv, rerr := projector.RenderArgv(projector.DialectClick, cmd, args)
-				if (verr == nil) != (rerr == nil) {
-					t.Fatalf("%s: validation error %v but render error %v\nargs: %s", key, verr, rerr, short(args))
-				}
-				if verr == nil {
-					cases = append(cases, roundTripCase{target: target, cmd: cmd, args: args, argv: argv})
-					perCommand[key]++
-				}
-			}
-		}
-	}
-	for key, n := range perCommand {
-		if n < iterations/5 {
-			t.Errorf("%s: only %d of %d generated objects were valid", key, n, iterations)
-		}
-	}
+	cases, commands := argsgen.ValidCases(t, trees, projector.DialectClick, iterations, func(r *rand.Rand) *argsgen.Gen {
+		return &argsgen.Gen{R: r, Invalid: 0.1, Sample: func(p *projector.Param) (string, bool) { return sample(r, p) }}
+	})
 	checkBatch(t, opts, cases)
-	t.Logf("%d argument objects over %d commands round-tripped", len(cases), len(perCommand))
-	return len(perCommand)
+	t.Logf("%d argument objects over %d commands round-tripped", len(cases), commands)
+	return commands
 }
 
 // TestRoundTripClick is the round-trip property over random, mostly valid,

@@ -156,3 +156,28 @@ func Numbers(x any) any {
 	}
 	return x
 }
+
+// PurePosixPath is str(pathlib.PurePosixPath(s)) in Python 3.11: empty and
+// "." components and trailing slashes dropped, repeated slashes collapsed
+// (two leading ones kept, as POSIX allows), "" read as ".". The round-trip
+// tests compare a path the parser handed over as a pathlib object with it.
+func PurePosixPath(s string) string {
+	root := ""
+	switch {
+	case strings.HasPrefix(s, "//") && !strings.HasPrefix(s, "///"):
+		root = "//"
+	case strings.HasPrefix(s, "/"):
+		root = "/"
+	}
+	var parts []string
+	for _, part := range strings.Split(s, "/") {
+		if part != "" && part != "." {
+			parts = append(parts, part)
+		}
+	}
+	out := root + strings.Join(parts, "/")
+	if out == "" {
+		return "."
+	}
+	return out
+}
