@@ -3,9 +3,10 @@ package projector
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -138,11 +139,7 @@ func appendCanonicalSchema(b []byte, s *jsonschema.Schema) ([]byte, bool) {
 	}
 	if s.DependentRequired != nil {
 		key("dependentRequired")
-		names := make([]string, 0, len(s.DependentRequired))
-		for n := range s.DependentRequired {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(s.DependentRequired))
 		b = append(b, '{')
 		for i, n := range names {
 			if i > 0 {
@@ -213,11 +210,7 @@ func appendCanonicalSchema(b []byte, s *jsonschema.Schema) ([]byte, bool) {
 	}
 	if s.Properties != nil {
 		key("properties")
-		names := make([]string, 0, len(s.Properties))
-		for n := range s.Properties {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(s.Properties))
 		b = append(b, '{')
 		for i, n := range names {
 			if i > 0 {
@@ -341,11 +334,7 @@ func appendCanonicalValue(b []byte, v any) ([]byte, bool) {
 		}
 		return append(b, ']'), true
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
