@@ -435,3 +435,9 @@ func admits(cmd *Command, p *Param, w string) error {
 	}
 	return nil
 }
+
+// CheckWord checks one argv word as a value of p, a parameter of cmd,
+// against p's constraints as [Project] states them (kind, choices,
+// pattern, forbidden values). A front checks an operator's fixed
+// arguments with it before any command runs.
+func CheckWord(cmd *Command, p *Param, word string) error { return admits(cmd, p, word) }

@@ -196,6 +196,8 @@ func TestLooksLikePath(t *testing.T) {
 		{&Param{Name: "files", Metavar: "FILE_OR_DIR", Kind: KindString, Arity: ArityZeroOrMore}, true},
 		{&Param{Name: "output", Options: []string{"--output", "-o"}, Kind: KindString, Arity: ArityOne}, true},
 		{&Param{Name: "output_format", Options: []string{"--output-format"}, Kind: KindString, Arity: ArityOne}, false},
+		{&Param{Name: "output", Options: []string{"-o", "--output"}, Kind: KindString, Arity: ArityOne, Choices: []any{"json", "yaml"}}, false},
+		{&Param{Name: "output", Options: []string{"-o", "--output"}, Metavar: "format", Kind: KindString, Arity: ArityOne}, false},
 		{&Param{Name: "config_data", Kind: KindString, Arity: ArityOne}, false},
 		{&Param{Name: "label", Kind: KindString, Arity: ArityOne}, false},
 		{&Param{Name: "dir", Kind: KindString, Arity: ArityOne, Path: PathUseDir}, false}, // marked: not a hint but a rule

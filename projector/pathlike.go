@@ -15,21 +15,26 @@ var pathNouns = []string{
 
 // LooksLikePath reports whether p is a string parameter whose value
 // probably names a file or directory although nothing marks it so (its
-// Path is unset): its schema name, one of its long options or its metavar
-// ends in a word such as file, path, dir, output, config or FILE
-// ("config_file", "--write-output", "FILE_OR_DIR"). It is a hint for a
+// Path is unset): its metavar, when the CLI's author chose one, else its
+// schema name or one of its long options, ends in a word such as file,
+// path, dir, output, config or FILE ("config_file", "--write-output",
+// "FILE_OR_DIR"). A parameter with choices never does, nor one whose
+// metavar names something else (helm's "--output format"). It is a hint for a
 // person (a front warns about such parameters, and refuses one as the
 // carrier of machine mode), never a confinement rule: only a marked
 // parameter is confined. "--output-format" does not look like a path;
 // "--output" does.
 func LooksLikePath(p *Param) bool {
-	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone {
+	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 {
 		return false
 	}
-	words := []string{p.Name, p.Metavar}
-	for _, o := range p.Options {
-		if strings.HasPrefix(o, "--") {
-			words = append(words, o)
+	words := []string{p.Metavar}
+	if p.Metavar == "" {
+		words = []string{p.Name}
+		for _, o := range p.Options {
+			if strings.HasPrefix(o, "--") {
+				words = append(words, o)
+			}
 		}
 	}
 	for _, w := range words {

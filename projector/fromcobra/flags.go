@@ -75,6 +75,11 @@ func flagParam(f *pflag.Flag) *projector.Param {
 	if f.Shorthand != "" {
 		p.Options = append(p.Options, "-"+f.Shorthand)
 	}
+	if strings.Contains(f.Usage, "`") {
+		// The author named the value in backquotes ("prints the output
+		// in the given `format`"), as pflag's help shows it.
+		p.Metavar, _ = pflag.UnquoteUsage(f)
+	}
 	var err error
 	switch typ {
 	case "string":
