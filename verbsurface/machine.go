@@ -247,3 +247,14 @@ func fixedArgs(cmd *projector.Command, args []string) (*projector.Command, *unav
 	}
 	return projector.WithdrawParams(cmd, fixedOptions(fixed)...), nil
 }
+
+// CheckFixedArgs reports whether args, a verb's fixed arguments
+// ([Verb.Args]), read as options of cmd with values it admits: nil, or an
+// error saying which word is wrong. An inventory uses it beside
+// [Machine.Seam] to count only commands a verb could run as configured.
+func CheckFixedArgs(cmd *projector.Command, args []string) error {
+	if _, bad := fixedArgs(cmd, args); bad != nil {
+		return errors.New(bad.Reason)
+	}
+	return nil
+}

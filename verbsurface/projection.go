@@ -321,3 +321,41 @@ func signature(v *Validator, dyn *Dynamic) string {
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
+
+// VerbFiles is what one offered verb does with files, as
+// [Surface.FileParams] reports it.
+type VerbFiles struct {
+	Verb string
+	// Paths are the parameters whose values are confined to the roots
+	// (marked by the adapter or by Verb.PathParams), by schema name.
+	Paths map[string]projector.PathUse
+	// Unconfined are the string parameters a caller can set that look like
+	// a path (projector.LooksLikePath) and that nothing marks: their values
+	// reach the CLI unconfined. Verb.PathParams naming one with
+	// projector.PathUseNone says it is not a path and leaves it out.
+	Unconfined []*projector.Param
+}
+
+// FileParams reports, for every verb offered now (Check lists the rest),
+// which parameters are confined to the roots and which look like paths
+// but are not: a front warns about the second kind, since an unmarked
+// path option (--write-output FILE) is a file the CLI opens wherever the
+// caller says.
+func (s *Surface) FileParams(ctx context.Context) []VerbFiles {
+	rs := &requestState{}
+	var out []VerbFiles
+	for _, v := range s.reg.snapshot() {
+		p := s.project(ctx, rs, v)
+		if !p.ok() || p.cmd == nil {
+			continue
+		}
+		vf := VerbFiles{Verb: v.Name, Paths: pathParams(v, p.cmd)}
+		for _, param := range p.cmd.Params {
+			if _, said := v.PathParams[param.Name]; !said && projector.LooksLikePath(param) {
+				vf.Unconfined = append(vf.Unconfined, param)
+			}
+		}
+		out = append(out, vf)
+	}
+	return out
+}
