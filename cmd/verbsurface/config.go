@@ -635,7 +635,11 @@ func (c *Config) cwdOf(i int) (dir, field string, line int) {
 		return c.path(v.Cwd), fmt.Sprintf("verbs[%d].cwd", i), v.keyLine("cwd")
 	}
 	if c.Cwd != "" {
-		return c.path(c.Cwd), "cwd", 0
+		line := 0
+		if c.lineOf != nil {
+			line = c.lineOf("cwd")
+		}
+		return c.path(c.Cwd), "cwd", line
 	}
 	return "", "", 0
 }
