@@ -140,7 +140,16 @@ func newFront(cfg *Config) (*front, error) {
 			return nil, cfg.verbError(i, err)
 		}
 	}
-	if err := f.registerJobs(reg, command, env, timeout); err != nil {
+	// wait: and kill: read machine results, whatever the verbs print.
+	var jobs verbsurface.Runner
+	if cfg.Wait != nil || cfg.Kill != nil {
+		r, err := newRunner(runnerKey{okExit: "[]", cwd: cfg.Cwd}, "", nil, "cwd", cfg.lineOf("cwd"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = r
+	}
+	if err := f.registerJobs(reg, command, env, timeout, jobs); err != nil {
 		return nil, err
 	}
 	roots := make([]string, len(cfg.Roots))
@@ -326,13 +335,15 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 }
 
 // registerJobs registers the wait: and kill: verbs (config.go documents
-// the keys). The wait polls only: this front has no store signal to wake
-// it. The kill runs through a runner of its own whose timeout leaves the
-// CLI's kill room for its graces, as limcp's server does.
-func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, timeout time.Duration) error {
+// the keys), which run their commands through runner: under the envelope
+// whatever the top-level output says, since they read machine results.
+// The wait polls only: this front has no store signal to wake it. The
+// kill runs through a runner of its own whose timeout leaves the CLI's
+// kill room for its graces, as limcp's server does.
+func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, timeout time.Duration, runner verbsurface.Runner) error {
 	cfg := f.cfg
 	if w := cfg.Wait; w != nil {
-		v := verbsurface.Verb{Name: w.Verb, Class: verbsurface.ClassObserve, Path: w.SchemaFrom, Summary: w.Summary,
+		v := verbsurface.Verb{Name: w.Verb, Class: verbsurface.ClassObserve, Path: w.SchemaFrom, Summary: w.Summary, Runner: runner,
 			Handler: verbsurface.WaitHandler(verbsurface.WaitHandlerOptions{Observe: cfg.machineArgv(w.Observe), Outcomes: outcomeTable(w.Outcomes)})}
 		if err := reg.Register(v); err != nil {
 			return &ConfigError{File: cfg.file, Field: "wait", Msg: err.Error()}
@@ -355,7 +366,7 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 			}
 			ck.Kinds[from] = kill.Kind(to)
 		}
-		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary,
+		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary, Runner: runner,
 			Handler: verbsurface.KillHandler(ck)}
 		if err := reg.Register(v); err != nil {
 			return &ConfigError{File: cfg.file, Field: "kill", Msg: err.Error()}
