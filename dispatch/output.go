@@ -88,27 +88,26 @@ func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
 		if len(bytes.TrimSpace(clean)) == 0 {
 			return json.RawMessage("null"), replaced, nil
 		}
-		v, err := oneValue(clean)
-		if err != nil {
+		var b bytes.Buffer
+		if err := appendValue(&b, clean); err != nil {
 			return nil, replaced, invalidOutput(o, fmt.Sprintf("stdout is not one JSON value: %s", err), clean)
 		}
-		return v, replaced, nil
+		return b.Bytes(), replaced, nil
 	case OutputJSONL:
 		var b bytes.Buffer
+		b.Grow(len(clean) + 2)
 		b.WriteByte('[')
 		n := 0
 		for i, line := range bytes.Split(clean, []byte("\n")) {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			v, err := oneValue(line)
-			if err != nil {
-				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of stdout is not one JSON value: %s", i+1, err), line)
-			}
 			if n > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(v)
+			if err := appendValue(&b, line); err != nil {
+				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of stdout is not one JSON value: %s", i+1, err), line)
+			}
 			n++
 		}
 		b.WriteByte(']')
@@ -117,21 +116,19 @@ func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
 	return nil, replaced, fmt.Errorf("dispatch: ParseOutput: output mode %q is not json, jsonl or text", o)
 }
 
-// oneValue returns the single JSON value in b, compacted.
-func oneValue(b []byte) (json.RawMessage, error) {
+// appendValue appends the single JSON value in b to out, compacted (one
+// pass when b is valid); otherwise it says what is wrong, and out may hold
+// part of it.
+func appendValue(out *bytes.Buffer, b []byte) error {
+	if err := json.Compact(out, b); err == nil {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%s", describeJSONError(err))
+		return fmt.Errorf("%s", describeJSONError(err))
 	}
-	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
-		return nil, fmt.Errorf("more follows the first value (near byte %d)", dec.InputOffset())
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, v); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return fmt.Errorf("more follows the first value (near byte %d)", dec.InputOffset())
 }
 
 func invalidOutput(o Output, problem string, shown []byte) *Error {

@@ -212,3 +212,28 @@ func TestNewRunnerOutputOptions(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkParseOutput reads a 1 MiB stdout (the default cap) in each
+// mode: what an output mode adds to a dispatched op.
+func BenchmarkParseOutput(b *testing.B) {
+	var rows strings.Builder
+	for rows.Len() < 1<<20-200 {
+		rows.WriteString(`{"table":"trees","count":2,"name":"oak é"}` + "\n")
+	}
+	lines := rows.String()
+	array := "[" + strings.ReplaceAll(strings.TrimSuffix(lines, "\n"), "\n", ",") + "]"
+	for _, bc := range []struct {
+		mode   Output
+		stdout string
+	}{{OutputJSON, array}, {OutputJSONL, lines}, {OutputText, lines}} {
+		b.Run(string(bc.mode), func(b *testing.B) {
+			in := []byte(bc.stdout)
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, _, err := ParseOutput(bc.mode, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

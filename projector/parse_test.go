@@ -252,3 +252,15 @@ func TestExcludeFromCommand(t *testing.T) {
 		t.Errorf("excluding the last positional: %+v", got.Unrepresentable)
 	}
 }
+
+// BenchmarkParseArgv reads a stored command line of the size a schedule
+// holds: what the stored-command guard costs an op.
+func BenchmarkParseArgv(b *testing.B) {
+	tr := parseTree(DialectPflag)
+	argv := []string{"agent", "--label", "nightly", "-qw", "-n", "4", "--tag=a", "-t", "b", "--mode=safe", "echo", "check the logs"}
+	for b.Loop() {
+		if _, err := ParseArgv(tr, argv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
