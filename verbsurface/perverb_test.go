@@ -115,6 +115,17 @@ func TestRootVerb(t *testing.T) {
 	if r := opResult(t, s, `{"ops":[{"op":"list"}]}`); !strings.Contains(r.Error.Message, "things.list") {
 		t.Errorf("the CLI's word still finds its verb: %+v", r.Error)
 	}
+	// A tree that lists no root command cannot offer a root verb.
+	reg, _ := NewRegistry(nil)
+	reg.Register(Verb{Name: "lint", Class: ClassObserve})
+	noRoot := &projector.Tree{Program: "x", Dialect: projector.DialectArgparse, Commands: []*projector.Command{{Path: []string{"a"}, Runnable: true}}}
+	s2, err := New(reg, &Options{Source: StaticTree(noRoot), Runner: RunnerFunc(func(context.Context, []string) (json.RawMessage, error) { return nil, nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := s2.Check(context.Background()); len(u) != 1 || !strings.Contains(u[0].Reason, "no root command") {
+		t.Errorf("Check without a root: %+v", u)
+	}
 }
 
 // TestMachineSeamValue: the seam check reads the machine arguments with

@@ -123,6 +123,9 @@ func (s *Surface) project(ctx context.Context, rs *requestState, v *Verb) *proje
 	}
 	cmd := t.Find(v.Path...)
 	if cmd == nil {
+		if len(v.Path) == 0 {
+			return &projection{unavailable: &unavailableReason{Reason: "the CLI's tree has no root command"}}
+		}
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("the CLI has no command %q", strings.Join(v.Path, " "))}}
 	}

@@ -283,7 +283,7 @@ func yamlError(path string, err error) error {
 		field := ""
 		if f, ok := strings.CutPrefix(detail, "field "); ok {
 			field, _, _ = strings.Cut(f, " ")
-			detail = "unknown key (not a configuration key; see the README)"
+			detail = "unknown key (not a configuration key; see docs/fronting.md)"
 		}
 		return &ConfigError{File: path, Line: line, Field: field, Msg: detail}
 	}
