@@ -58,6 +58,21 @@
 // before anything else in the object, so a future version fails as
 // unsupported_result_version rather than as a shape error.
 //
+// # Programs not written for the contract
+//
+// A program that prints a JSON listing, JSON lines or text, and may exit 1
+// to mean "findings", is run with Options.Output set to [OutputJSON],
+// [OutputJSONL] or [OutputText] and Options.OKExit to the statuses that
+// mean success ([0, 1] for a linter). Its stdout is then data and never
+// control: nothing it prints can make a run fail, succeed or change
+// version, so a config file whose keys happen to be result_version and ok
+// is returned as it is. Run returns an [OutputResult] (output, exit_code,
+// stderr, replaced_bytes: the same keys every time); an exit status not in
+// OKExit is nonzero_exit with the output as read in its details, so a
+// linter's findings are never lost; stdout that is not what the mode says
+// is invalid_result with an excerpt ([ParseOutput] reads each mode).
+// Timeouts, caps and process groups are exactly those of the contract.
+//
 // # Failures, in the order they are checked
 //
 // Every failure is an [*Error] whose [Kind] is its code (match with

@@ -88,6 +88,17 @@ type Error struct {
 	ResultProblem Kind
 	// Stderr is the retained tail of the command's stderr.
 	Stderr string
+	// Output is, for a nonzero_exit under an output mode other than
+	// envelope (Options.Output), stdout as that mode reads it (null when
+	// stdout was not what the mode says: ResultProblem and Excerpt say
+	// so), and ReplacedBytes the bytes of stdout that were not UTF-8. A
+	// linter's findings come back here. Nil under the envelope.
+	Output        json.RawMessage
+	ReplacedBytes int
+	// Excerpt is the start of what stdout held, for an invalid_result
+	// under an output mode (and a nonzero_exit whose stdout was not what
+	// the mode says): what the program printed instead.
+	Excerpt string
 
 	// Err is the underlying cause, if any: the start error for
 	// launch_failed, the context's error for cancelled.
@@ -125,6 +136,10 @@ func (e *Error) ErrorCode() string { return string(e.Kind) }
 //   - "problem": the problem in words, always;
 //   - "exit_code", "signal": for nonzero_exit;
 //   - "result_problem": for nonzero_exit, what stdout lacked ("" when it held an ok result);
+//   - "output", "replaced_bytes": for nonzero_exit under an output mode
+//     other than envelope, stdout as the mode reads it (null when it could
+//     not be read) and how many of its bytes were not UTF-8;
+//   - "excerpt": the start of stdout, when it was not what the output mode says;
 //   - "stream", "cap_bytes": for output_overflow;
 //   - "timeout_seconds": for timeout;
 //   - "result_version": for unsupported_result_version;
@@ -142,6 +157,10 @@ func (e *Error) ErrorDetails() map[string]any {
 			d["signal"] = e.Signal
 		}
 		d["result_problem"] = string(e.ResultProblem)
+		if e.Output != nil {
+			d["output"] = e.Output
+			d["replaced_bytes"] = e.ReplacedBytes
+		}
 	case KindOutputOverflow:
 		d["stream"] = e.Stream
 		d["cap_bytes"] = e.Cap
@@ -153,6 +172,9 @@ func (e *Error) ErrorDetails() map[string]any {
 		if e.Err != nil {
 			d["cause"] = e.Err.Error()
 		}
+	}
+	if e.Excerpt != "" {
+		d["excerpt"] = e.Excerpt
 	}
 	if e.Stderr != "" {
 		d["stderr_tail"] = e.Stderr

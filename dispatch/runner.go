@@ -58,6 +58,17 @@ type Options struct {
 	// Grace is how long a terminated group has between SIGTERM and SIGKILL
 	// (DefaultGrace).
 	Grace time.Duration
+
+	// Output is how the command answers on stdout: "" or OutputEnvelope
+	// (the machine-result contract), OutputJSON, OutputJSONL or
+	// OutputText. Under the last three the output is data, never control;
+	// see [Output].
+	Output Output
+	// OKExit lists the exit statuses that mean success under OutputJSON,
+	// OutputJSONL and OutputText (nil: only 0): a linter whose findings
+	// exit 1 takes [0, 1]. Refused under the envelope, whose contract
+	// needs exit status 0 for an ok result.
+	OKExit []int
 }
 
 // Runner runs one CLI under the machine-result contract. It holds the
@@ -73,6 +84,8 @@ type Runner struct {
 	stderrCap int64
 	timeout   time.Duration
 	grace     time.Duration
+	output    Output     // "" for the envelope
+	okExit    []int      // for the other outputs
 	awaitExit exitWaiter // platformExitWaiter; tests swap in pollExit
 }
 
@@ -98,6 +111,9 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 	}
 	if program == "" {
 		return nil, bad("no program given", nil)
+	}
+	if err := checkOutputOptions(opts.Output, opts.OKExit); err != nil {
+		return nil, bad(fmt.Sprintf("runner for %q: %v", program, err), nil)
 	}
 	path := program
 	if filepath.Base(program) == program {
@@ -154,6 +170,12 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		grace:     orDefault(opts.Grace, DefaultGrace),
 		awaitExit: platformExitWaiter,
 	}
+	if opts.Output != "" && opts.Output != OutputEnvelope {
+		r.output, r.okExit = opts.Output, []int{0}
+		if len(opts.OKExit) > 0 {
+			r.okExit = slices.Clone(opts.OKExit)
+		}
+	}
 	return r, nil
 }
 
@@ -169,7 +191,9 @@ func (r *Runner) Path() string { return r.path }
 
 // Result is everything known about one command run, success or not.
 type Result struct {
-	// Data is the "data" member of an ok machine result; nil otherwise.
+	// Data is the "data" member of an ok machine result; under another
+	// output mode (Options.Output), the [OutputResult] as JSON; nil on
+	// failure.
 	Data json.RawMessage
 	// ExitCode is the exit status, or -1 if the command did not exit on its
 	// own (not started, killed by a signal, terminated by the runner).
@@ -228,6 +252,13 @@ func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error
 //  4. It exits 0: stdout is checked by [ParseMachineResult] (absent,
 //     invalid, multiple, unsupported version, invalid shape); a valid error
 //     object gives [*CLIError]; an ok result is success.
+//
+// Under an output mode other than the envelope (Options.Output), 3 and 4
+// are replaced by the mode's own reading, which never looks for a machine
+// result and never gives a [*CLIError]: an exit status outside
+// Options.OKExit is [KindNonzeroExit] with the output as read; stdout that
+// is not what the mode says is [KindInvalidResult] with an excerpt;
+// anything else is success, Result.Data holding an [OutputResult].
 //
 // Whatever the ending, Execute returns only after no live member of the
 // group is left (or, for a process stuck in the kernel, 5 s after SIGKILL:
@@ -355,6 +386,9 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		e.Problem = fmt.Sprintf("%s passed its %d-byte cap; process group terminated", stopStream, e.Cap)
 		e.ExitCode = -1
 		return fail(e)
+	}
+	if r.output != "" {
+		return r.finishOutput(res, e, signal, fail)
 	}
 
 	mr, perr := ParseMachineResult(res.Stdout)

@@ -24,6 +24,13 @@ type InventoryOptions struct {
 	// cannot print the machine result is not clean, however clean its
 	// parameters.
 	Offerable func(t *Tree, c *Command) error
+	// Offered, when set, gives each runnable, unfenced command as the front
+	// would offer it (a verb's own exclusions applied, which may settle
+	// what blocks it: see ExcludeFromCommand); a nil result means the
+	// command as the tree has it. The projection, the reasons and
+	// Offerable all see what it returns, so an inventory counts a command
+	// clean exactly when the front could offer it.
+	Offered func(t *Tree, c *Command) *Command
 }
 
 // InventoryReport says how much of a parser tree can be offered, and why not
@@ -157,6 +164,11 @@ func Inventory(t *Tree, opts *InventoryOptions) *InventoryReport {
 			continue
 		}
 		r.Offerable++
+		if opts.Offered != nil {
+			if o := opts.Offered(t, c); o != nil {
+				c = o
+			}
+		}
 		_, err := Project(c)
 		if err == nil && opts.Offerable != nil {
 			if oerr := opts.Offerable(t, c); oerr != nil {

@@ -131,3 +131,23 @@ func TestInventoryOfferable(t *testing.T) {
 		t.Errorf("run's reason %q", reason)
 	}
 }
+
+// InventoryOptions.Offered: a command counts as the front would offer it,
+// so one whose conflict a verb's exclusion settles is clean.
+func TestInventoryOffered(t *testing.T) {
+	tr := &Tree{Program: "x", Dialect: DialectArgparse, Commands: []*Command{
+		{Path: []string{}, Params: []*Param{}},
+		{Path: []string{"run"}, Runnable: true, Unrepresentable: &Unrepresentable{ByParams: true, Reason: "--a and --b both store to dest x"},
+			Params: []*Param{{Name: "x", Options: []string{"--a"}, Kind: KindString, Arity: ArityOne}, {Name: "x", Options: []string{"--b"}, Kind: KindString, Arity: ArityOne}}},
+	}}
+	if r := Inventory(tr, nil); r.Clean != 0 || len(r.Unavailable) != 1 {
+		t.Fatalf("without Offered: %+v", r)
+	}
+	r := Inventory(tr, &InventoryOptions{Offered: func(_ *Tree, c *Command) *Command {
+		out, _ := ExcludeFromCommand(c, "--b")
+		return out
+	}})
+	if r.Clean != 1 || len(r.Unavailable) != 0 {
+		t.Fatalf("with the exclusion a verb makes: %+v", r)
+	}
+}

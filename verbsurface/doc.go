@@ -153,12 +153,35 @@
 // Each op passes these gates in order, and the first that fails is its
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
-// validate; the [Policy] (with validated args; [ReadOnly] admits only
-// observe verbs); the [Decider] (see "Confirmation"); the fingerprint
-// (spawn only); confinement of path arguments to the roots; the preparer;
-// then the handler, or the rendered command "PATH... MACHINE_ARGS
-// OPTIONS... -- POSITIONALS..." through the [Runner]. Ops run in order; one failing does
-// not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
+// validate; the stored-command guard (see "Stored commands"); the
+// [Policy] (with validated args; [ReadOnly] admits only observe verbs);
+// the [Decider] (see "Confirmation"); the fingerprint (spawn only);
+// confinement of path arguments to the roots; the preparer; then the
+// handler, or the rendered command "PATH... MACHINE_ARGS FIXED_ARGS
+// OPTIONS... -- POSITIONALS..." through the verb's Runner
+// ([Verb.Runner], else Options.Runner; both under the same MaxInFlight
+// slots). Ops run in order; one failing does not stop the others. Batches
+// hold 1..MaxOps ops ([DefaultMaxOps] is 16).
+//
+// A verb may run the program's root command (an empty [Verb.Path]: a
+// single-command program such as a linter is one verb), use its own
+// machine mode ([Verb.Machine], for a CLI whose commands differ), fix
+// arguments no caller sees ([Verb.Args], rendered after the path and
+// withdrawn from the schema with every option they set) and exclude
+// parameters of its command ([Verb.Exclude], which may settle a conflict
+// that lies only in the parameters: two storing to one destination). The
+// seam check reads the machine arguments with the command's model: each
+// must be an option of it with a value it admits (one of its choices,
+// where it has some), and none may take a path, since `--output json` on
+// a command whose --output names a file writes a file named json. A name
+// a verb gives that the command lacks (in Exclude, PathParams or
+// StoredCommand) makes the verb unavailable, live: a CLI that renames a
+// path option cannot leave it unconfined.
+//
+// Programs not written for the machine-result contract are run through a
+// dispatch.Runner in one of its output modes (dispatch.Output: json, jsonl,
+// text, with ok exits): their stdout is data, never control, and the op's
+// result is dispatch.OutputResult (contract C9 in CONTRACTS.md).
 //
 // Observe ops run under the request's context: a client cancel stops the
 // observation or dispatch. Spawn and control ops run under
@@ -178,7 +201,8 @@
 // fromcobra.AnnotationPath) or the verb declares it ([Verb.PathParams],
 // which a fork uses for a CLI it cannot annotate, and which overrides the
 // tree). Its use is read (a regular file), write (a file to create or
-// replace, in a directory) or dir (a working directory).
+// replace, in a directory), dir (a working directory) or read_or_dir (a
+// file or a directory it reads: a linter's FILE_OR_DIR).
 //
 // The operator, who alone is trusted, lists the allowed roots in
 // Options.Roots. After the fingerprint and before the preparer, every path
@@ -202,6 +226,20 @@
 // through OpenConfined (otherwise the CLI, too, opens the real path again).
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
+//
+// # Stored commands
+//
+// A verb whose parameter holds a command line the CLI stores and runs
+// later (a schedule's) guards it with [Verb.StoredCommand]: the words are
+// read with the parser model as the CLI will read them
+// (projector.ParseArgv, which refuses what it cannot read with certainty:
+// an abbreviated or unknown option, combined short options it cannot
+// resolve, a value that a parser would take as an option, a word argparse
+// would read as a file of arguments), and the op is refused (invalid_args,
+// rule stored_command) when the command is not under Allow or is fenced,
+// or when it sets an excluded, machine or fixed parameter or any path
+// parameter: a stored path would be opened later, unchecked. See
+// [StoredCommand] for the rules in order.
 //
 // # Limits
 //

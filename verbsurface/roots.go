@@ -222,8 +222,8 @@ func closeConfined(files []confinedFile) {
 //     one) must lie under a root and outside /proc and /sys, and its
 //     filesystem must not be procfs or sysfs: outside_roots.
 //  6. Its type must serve the use: a regular file for read and write, a
-//     directory for dir; anything else is unusable_path, and nothing was
-//     read.
+//     directory for dir, either for read_or_dir; anything else is
+//     unusable_path, and nothing was read.
 //
 // A write parameter checks its parent directory this way; its file need
 // not exist, and if it does it must be a regular file inside the root.
@@ -325,6 +325,15 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		return unusable("cannot be read: %v", unwrapPathErr(err))
 	}
 	switch use {
+	case projector.PathUseReadOrDir:
+		if st.IsDir() {
+			return real, nil, nil
+		}
+		if !st.Mode().IsRegular() {
+			return unusable("is neither a regular file nor a directory (%s); nothing was read", kindOf(st.Mode()))
+		}
+		keep = true
+		return real, f, nil
 	case projector.PathUseDir, projector.PathUseWrite:
 		if !st.IsDir() {
 			if use == projector.PathUseWrite {

@@ -123,6 +123,7 @@ type Surface struct {
 	cache  projectionCache
 	roots  []string      // Options.Roots, real and sorted
 	spawns *spawnLimiter // nil: no rate limit
+	slots  *fifoSlots    // Options.MaxInFlight's; nil: no cap
 	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
 	// random per surface, so a state is good only where it was issued.
 	confirmKey [32]byte
@@ -160,8 +161,8 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	}
 	if opts.Runner == nil {
 		for _, v := range reg.snapshot() {
-			if v.Handler == nil {
-				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but Options.Runner is nil", v.Name)
+			if v.Handler == nil && v.Runner == nil {
+				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but neither Verb.Runner nor Options.Runner is set", v.Name)
 			}
 		}
 	}
@@ -171,8 +172,12 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = DefaultMaxInFlight()
 	}
-	if opts.MaxInFlight > 0 && opts.Runner != nil {
-		opts.Runner = &limitedExec{inner: opts.Runner, slots: newFIFOSlots(opts.MaxInFlight)}
+	var slots *fifoSlots
+	if opts.MaxInFlight > 0 {
+		slots = newFIFOSlots(opts.MaxInFlight)
+		if opts.Runner != nil {
+			opts.Runner = &limitedExec{inner: opts.Runner, slots: slots}
+		}
 	}
 	if opts.SpawnsPerMinute == 0 {
 		opts.SpawnsPerMinute = DefaultSpawnsPerMinute
@@ -183,7 +188,7 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if opts.ConfirmWithin == 0 {
 		opts.ConfirmWithin = DefaultConfirmWithin
 	}
-	s := &Surface{reg: reg, opts: opts, roots: roots}
+	s := &Surface{reg: reg, opts: opts, roots: roots, slots: slots}
 	if _, err := rand.Read(s.confirmKey[:]); err != nil {
 		return nil, fmt.Errorf("verbsurface: New: a confirmation key: %w", err)
 	}
@@ -391,7 +396,7 @@ type gated struct {
 
 // gate takes an op through the gates that only read: resolve the name;
 // project the verb (unavailable, fenced); resolve the dynamic parameter;
-// validate args. Both a run ([Surface.runOp]) and [Surface.Confirmations]
+// validate args; read a stored command line ([StoredCommand]). Both a run ([Surface.runOp]) and [Surface.Confirmations]
 // pass through it, so what is asked about is what would run.
 func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gated {
 	r := s.resolve(op.Op)
@@ -434,6 +439,9 @@ func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gat
 	// policy that wrongly writes to op.Args cannot slip an unvalidated
 	// value past validation.
 	g.normalized = p.validator.normalizeArgs(args)
+	if prob := s.guardStored(ctx, rs, v, g.normalized); prob != nil {
+		g.err = argsError(v, p, &op, CodeInvalidArgs, []Problem{*prob})
+	}
 	return g
 }
 
@@ -478,7 +486,7 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, index int, op env
 
 // runGates runs one op through every gate, in this order: resolve the
 // name; project the verb (unavailable, fenced); resolve the dynamic
-// parameter; validate args; ask the policy (Options.ReadOnly,
+// parameter; validate args; guard a stored command; ask the policy (Options.ReadOnly,
 // Options.Policy, then Options.Decide); check the fingerprint (spawn
 // only); confine path arguments to the roots; prepare; execute (handler or
 // rendered command). rec learns the args and the decision.
@@ -586,10 +594,25 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	return res
 }
 
-// execute runs the verb's handler or its rendered command.
+// runnerOf is the runner v's commands run through: Verb.Runner under the
+// surface's in-flight slots, else Options.Runner (nil when neither).
+func (s *Surface) runnerOf(v *Verb) Runner {
+	if v.Runner == nil {
+		return s.opts.Runner
+	}
+	if s.slots == nil {
+		return v.Runner
+	}
+	return &limitedExec{inner: v.Runner, slots: s.slots}
+}
+
+// execute runs the verb's handler or its rendered command: the machine
+// arguments where they go (v.Machine, else Options.Machine), the command
+// path, the verb's fixed arguments, then the caller's rendered arguments.
 func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc) (json.RawMessage, *ErrorObject) {
+	runner := s.runnerOf(v)
 	if v.Handler != nil {
-		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: s.opts.Runner, Progress: progress})
+		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: runner, Progress: progress})
 		if err != nil {
 			var pe paramError
 			if errors.As(err, &pe) {
@@ -604,9 +627,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		}
 		return data, nil
 	}
-	if s.opts.Runner == nil {
+	if runner == nil {
 		return nil, &ErrorObject{Code: CodeInternalError,
-			Message: fmt.Sprintf("verbsurface: verb %q runs its command but the surface has no runner (Options.Runner)", v.Name)}
+			Message: fmt.Sprintf("verbsurface: verb %q runs its command but has no runner (Verb.Runner, Options.Runner)", v.Name)}
 	}
 	tail, err := projector.RenderArgv(p.dialect, p.cmd, args)
 	if err != nil {
@@ -616,7 +639,10 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 			Message: fmt.Sprintf("verbsurface: verb %q: args validated but did not render: %v", v.Name, err)}
 	}
 	m := s.opts.Machine
-	argv := make([]string, 0, len(p.cmd.Path)+len(m.Args)+len(tail))
+	if v.Machine != nil {
+		m = *v.Machine
+	}
+	argv := make([]string, 0, len(p.cmd.Path)+len(m.Args)+len(v.Args)+len(tail))
 	if m.At == MachineAtRoot {
 		argv = append(argv, m.Args...)
 	}
@@ -624,8 +650,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	if m.At != MachineAtRoot {
 		argv = append(argv, m.Args...)
 	}
+	argv = append(argv, v.Args...)
 	argv = append(argv, tail...)
-	data, err := s.opts.Runner.Run(ctx, argv)
+	data, err := runner.Run(ctx, argv)
 	if err != nil {
 		if pr := cliArgumentProblem(err, p.cmd); pr != nil {
 			return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{*pr}}
@@ -709,6 +736,9 @@ func (s *Surface) pathMatches(name string) []string {
 	}
 	var out []string
 	for _, v := range s.reg.snapshot() {
+		if len(v.Path) == 0 {
+			continue // a root verb: the caller names it by the verb's name
+		}
 		last := []string{v.Path[len(v.Path)-1]}
 		if p := s.cache.lastProjection(v.Name); p != nil && p.cmd != nil {
 			last = append(last, p.cmd.Aliases...)

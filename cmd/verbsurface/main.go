@@ -88,9 +88,23 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// A configuration mistake must stop the operator here, not
 			// surface to the agent as a catalog whose status is success.
+			// A name that is no parameter stops it whatever
+			// --tolerate-unavailable says: it leaves open what the
+			// operator meant to close.
+			errs, warns := f.lint(c.Context())
+			for _, w := range warns {
+				fmt.Fprintln(stderr, "verbsurface: "+w.String())
+			}
+			if len(errs) > 0 {
+				for _, e := range errs {
+					fmt.Fprintln(stderr, "verbsurface:", e)
+				}
+				fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration")
+				return exitError(1)
+			}
 			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
-					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", file, p.Verb, p.Reason)
+					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, p.Reason)
 				}
 				if !tolerate {
 					fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration, or start with --tolerate-unavailable")
@@ -132,18 +146,25 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	check := &cobra.Command{
 		Use:   "check -c FILE",
-		Short: "check the configuration and every verb; non-zero on any problem",
+		Short: "check the configuration and every verb; non-zero on any error, zero with warnings only",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			f, err := load()
 			if err != nil {
 				return err
 			}
+			errs, warns := f.lint(c.Context())
+			for _, e := range errs {
+				fmt.Fprintln(stdout, e)
+			}
 			problems := f.check(c.Context())
 			for _, p := range problems {
-				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", file, p.Verb, p.Code, p.Reason)
+				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, p.Reason)
 			}
-			if len(problems) > 0 {
+			for _, w := range warns {
+				fmt.Fprintln(stdout, w)
+			}
+			if len(errs) > 0 || len(problems) > 0 {
 				return exitError(1)
 			}
 			n := len(f.cfg.Verbs)
@@ -152,6 +173,10 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if f.cfg.Kill != nil {
 				n++
+			}
+			if len(warns) > 0 {
+				fmt.Fprintf(stdout, "%s: ok: %d verbs offered, %d warning%s\n", file, n, len(warns), plural(len(warns)))
+				return nil
 			}
 			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
 			return nil
@@ -196,6 +221,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		root.AddCommand(c)
 	}
 	return root
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 type nopWriteCloser struct{ io.Writer }
