@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -168,6 +169,7 @@ type walker struct {
 type node struct {
 	cmd      *projector.Command
 	children []*node
+	text     string // the first line of its help's text (its Long, else its Short)
 }
 
 // fail records the walk's first fatal error and stops the rest.
@@ -276,8 +278,9 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 	}
 	cmd.Aliases = pg.aliases
 	cmd.Runnable = pg.useLine != ""
+	n.text = firstLine(text)
 	if cmd.Summary == "" {
-		cmd.Summary = firstLine(text)
+		cmd.Summary = n.text
 	}
 	var wg sync.WaitGroup
 	if pg.hasSub {
@@ -293,14 +296,34 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 	}
 	w.params(ctx, cmd, pg)
 	wg.Wait()
+	if len(path) == 0 {
+		n.children = slices.DeleteFunc(n.children, func(c *node) bool { return w.cobras(c) })
+	}
 	return n
+}
+
+// cobras reports whether a child of the root is the help or completion
+// command cobra adds when the program runs (command.go
+// InitDefaultHelpCmd, completions.go InitDefaultCompletionCmd), known by
+// its name and Short (and, for completion, the first line of its Long),
+// all cobra's own. (cobra answers "help --help" with the root's help, so
+// the help command has no page of its own to tell it by.) A program's own
+// completion command (kind's) stays.
+func (w *walker) cobras(n *node) bool {
+	c := n.cmd
+	switch c.Path[0] {
+	case "help":
+		return c.Summary == cobraHelpShort
+	case "completion":
+		return c.Summary == cobraCompletionShort && !c.Runnable &&
+			n.text == fmt.Sprintf("Generate the autocompletion script for %s for the specified shell.", w.root)
+	}
+	return false
 }
 
 // children returns the subcommands the program completes after path that
 // its help also lists (a command with ValidArgs completes those too, and
 // a help's examples may hold listing-like lines: a name must be in both).
-// At the root, cobra's own help and completion commands are left out:
-// cobra adds them when the program runs, they are not the program's.
 func (w *walker) children(ctx context.Context, path []string, pg *page) []candidate {
 	c, err := w.prog.complete(ctx, path, "")
 	if err != nil {
@@ -311,9 +334,6 @@ func (w *walker) children(ctx context.Context, path []string, pg *page) []candid
 	seen := map[string]bool{}
 	for _, it := range c.items {
 		if it.value == "" || strings.HasPrefix(it.value, "-") || !pg.listed[it.value] || seen[it.value] {
-			continue
-		}
-		if len(path) == 0 && (it.value == "help" && it.desc == cobraHelpShort || it.value == "completion" && it.desc == cobraCompletionShort) {
 			continue
 		}
 		seen[it.value] = true
