@@ -461,7 +461,7 @@ func TestHelpRoundTrip(t *testing.T) {
 			key := strings.Join(cmd.Path, " ")
 			want, cc := truth[key], avail[key]
 			if want != nil {
-					}
+			}
 			if want == nil || cc == nil || useLinePositionals(clearUnknowables(want), cc) {
 				departs++
 				continue
