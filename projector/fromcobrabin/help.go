@@ -83,16 +83,19 @@ func parseHelp(text, cmdPath string) (*page, error) {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	pg := &page{listed: map[string]bool{}}
 
-	// The usage block.
+	// The usage block: "Usage:", then lines that start with the command's
+	// path, then an empty line and what cobra prints next (or the end).
+	// The Long text and the examples may hold such a block too; cobra's
+	// is the one that is followed by one of its sections.
 	var at []int
 	for i := 0; i+1 < len(lines); i++ {
-		if lines[i] == "Usage:" && startsWithPath(strings.TrimPrefix(lines[i+1], "  "), cmdPath) {
+		if lines[i] == "Usage:" && startsWithPath(strings.TrimPrefix(lines[i+1], "  "), cmdPath) && followedBySection(lines, i+1) {
 			at = append(at, i)
 		}
 	}
 	switch {
 	case len(at) == 0:
-		return nil, layoutErrorf("its help has no \"Usage:\" line followed by %q: not cobra's usage layout", cmdPath)
+		return nil, layoutErrorf("its help has no \"Usage:\" line followed by %q and one of cobra's sections: not cobra's usage layout", cmdPath)
 	case len(at) > 1:
 		return nil, layoutErrorf("its help has %d \"Usage:\" blocks naming %q (lines %d and %d), so which one is cobra's cannot be told", len(at), cmdPath, at[0]+1, at[1]+1)
 	}
@@ -188,6 +191,29 @@ func parseHelp(text, cmdPath string) (*page, error) {
 }
 
 var listedCommand = regexp.MustCompile(`^  ([^\s]+)(?:\s|$)`)
+
+// followedBySection reports whether the non-empty lines from lines[i] on
+// end with an empty line followed by a section cobra prints after its
+// usage block — Aliases, Examples, a command listing (a title, then an
+// entry), Flags, Global Flags, Additional help topics, the closing line —
+// or with the end of the page.
+func followedBySection(lines []string, i int) bool {
+	for i < len(lines) && lines[i] != "" {
+		i++
+	}
+	if i >= len(lines)-1 {
+		return i >= len(lines) || strings.TrimSpace(lines[i]) == ""
+	}
+	next := lines[i+1]
+	switch next {
+	case "Aliases:", "Examples:", "Flags:", "Global Flags:", "Additional help topics:":
+		return true
+	}
+	if strings.HasPrefix(next, "Use \"") && strings.HasSuffix(next, " [command] --help\" for more information about a command.") {
+		return true
+	}
+	return strings.HasSuffix(next, ":") && !strings.HasPrefix(next, " ") && i+2 < len(lines) && listedCommand.MatchString(lines[i+2])
+}
 
 // startsWithPath reports whether l is path or starts with path and a space.
 func startsWithPath(l, path string) bool {

@@ -243,7 +243,11 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 		w.fail(&Error{Argv: w.argv, Kind: KindLimit, Err: fmt.Errorf("it has more than %d command paths (Options.MaxCommands)", w.max)})
 		return n
 	}
+	// A command whose help cannot be read is reported as runnable, so
+	// that an inventory lists it among the unavailable with its reason
+	// rather than among the groups.
 	unavailable := func(format string, a ...any) *node {
+		cmd.Runnable = true
 		cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf(format, a...)}
 		return n
 	}
@@ -508,44 +512,107 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 
 func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 	switch res.typ {
+	case "":
+		return unknownParam(f, placeholderAction(f.word), "its help names the value by the placeholder %q, not by its type, and %s", f.word, res.unknown)
 	case "string":
 		return stringParam(f)
-	case "bool", "count":
-		p := typedParam(f, res.typ)
-		return p
 	}
-	return unknownParam(f, placeholderAction(f.word), "its help names the value by the placeholder %q, not by its type, and %s", f.word, res.unknown)
+	p := typedParam(f, res.typ)
+	p.Action = placeholderAction(f.word)
+	if p.Unrepresentable != nil {
+		p.Unrepresentable.Action = p.Action
+	}
+	return p
 }
 
+// resolve learns the type of a flag whose help names its value by a
+// placeholder, from what its parser accepts. Each question is asked
+// through completion (parses), so nothing runs; the answers are pflag's
+// own parsers at work:
+//
+//   - given bare, it parses: a bool or a count (the only types pflag
+//     shows no "[=…]" for); --flag=true parses only for a bool, --flag=2
+//     only for a count;
+//   - it needs a value, and --flag=x parses: a string (or a type that
+//     reads any text; the program's Set validates it);
+//   - x does not parse but 1 does: a number if 1.5 parses too (float32
+//     if 1e39 does not), else an integer — signed if -1 parses, as wide
+//     as the largest of 2^7, 2^15, 2^31 (2^8, 2^16, 2^32 unsigned) that
+//     parses;
+//   - neither parses but 1s does: a duration;
+//   - none parses: a value of a type of the program's own, offered as a
+//     string, which its Set validates.
 func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolution {
-	try := func(words ...string) (probe, bool) {
+	stopped := false
+	parses := func(words ...string) bool {
+		if stopped {
+			return false
+		}
 		pr, err := w.prog.parses(ctx, path, words...)
 		if err != nil && !w.settled(err) {
-			return probeUnclear, false
+			stopped = true
+			return false
 		}
-		return pr, true
+		return pr == probeParsed
 	}
-	bare, ok := try("--" + f.name)
-	if !ok {
-		return resolution{unknown: "the walk stopped"}
+	rejects := func(words ...string) bool {
+		if stopped {
+			return false
+		}
+		pr, err := w.prog.parses(ctx, path, words...)
+		if err != nil && !w.settled(err) {
+			stopped = true
+			return false
+		}
+		return pr == probeRejected
 	}
-	switch bare {
-	case probeRejected:
+	with := func(v string) string { return "--" + f.name + "=" + v }
+	res := func() resolution {
+		if parses("--" + f.name) {
+			asBool, asCount := parses(with("true")), parses(with("2"))
+			switch {
+			case asBool && !asCount:
+				return resolution{typ: "bool"}
+			case asCount && !asBool:
+				return resolution{typ: "count"}
+			}
+			return resolution{unknown: "it parses given bare, as only a bool or a count does, but --" + f.name + "=true and --" + f.name + "=2 do not tell which"}
+		}
+		if !rejects("--" + f.name) {
+			return resolution{unknown: "completing after it given bare gave neither a parse nor a refusal"}
+		}
+		switch {
+		case parses(with("x")):
+			return resolution{typ: "string"}
+		case parses(with("1")):
+			if parses(with("1.5")) {
+				if parses(with("1e39")) {
+					return resolution{typ: "float64"}
+				}
+				return resolution{typ: "float32"}
+			}
+			widths := []struct{ over, typ string }{{"2147483648", "int32"}, {"32768", "int16"}, {"128", "int8"}}
+			typ := "int"
+			if !parses(with("-1")) {
+				widths = []struct{ over, typ string }{{"4294967296", "uint32"}, {"65536", "uint16"}, {"256", "uint8"}}
+				typ = "uint"
+			}
+			for _, wd := range widths {
+				if parses(with(wd.over)) {
+					break
+				}
+				typ = wd.typ
+			}
+			return resolution{typ: typ}
+		case parses(with("1s")):
+			return resolution{typ: "duration"}
+		}
 		return resolution{typ: "string"}
-	case probeUnclear:
-		return resolution{unknown: "completing after it given bare gave neither a parse nor a refusal"}
-	}
-	asBool, ok1 := try("--" + f.name + "=true")
-	asCount, ok2 := try("--" + f.name + "=2")
-	switch {
-	case !ok1 || !ok2:
+	}()
+	if stopped {
 		return resolution{unknown: "the walk stopped"}
-	case asBool == probeParsed && asCount == probeRejected:
-		return resolution{typ: "bool"}
-	case asBool == probeRejected && asCount == probeParsed:
-		return resolution{typ: "count"}
 	}
-	return resolution{unknown: "it parses given bare, as only a bool or a count does, but --" + f.name + "=true and --" + f.name + "=2 do not tell which"}
+	return res
 }
 
 // callError is a call of the program that failed: it could not start

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 
 	crane "github.com/google/go-containerregistry/cmd/crane/cmd"
 	yq "github.com/mikefarah/yq/v4/cmd"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	kindcli "sigs.k8s.io/kind/pkg/cmd"
 	kind "sigs.k8s.io/kind/pkg/cmd/kind"
 	kustomize "sigs.k8s.io/kustomize/kustomize/v5/commands"
@@ -171,44 +169,10 @@ func TestCorpusCobraRoundTrip(t *testing.T) {
 	}
 }
 
+// roundTrip parses argv with c's own tree and compares the values read
+// back with args (cobrart.Check).
 func roundTrip(c cli, cmd *projector.Command, args map[string]any, argv []string) error {
-	cc, pos, err := cobrart.Parse(c.root(), cmd.Path, argv)
-	if err != nil {
-		return fmt.Errorf("the CLI's parser rejected the rendered argv: %v", err)
-	}
-	got, err := cobrart.Values(cmd, cc, pos)
-	if err != nil {
-		return err
-	}
-	for _, p := range cmd.Params {
-		v, given := args[p.Name]
-		g, parsed := got[p.Name]
-		switch {
-		case !given:
-			if parsed && !(p.Positional() && reflect.DeepEqual(g, []any{})) {
-				var changed []string
-				cc.Flags().VisitAll(func(f *pflag.Flag) {
-					if f.Changed {
-						changed = append(changed, f.Name)
-					}
-				})
-				return fmt.Errorf("parameter %s: omitted but parsed as %s (changed %v)", p.Name, short(g), changed)
-			}
-		case !parsed:
-			if items, ok := v.([]any); !ok || len(items) > 0 {
-				return fmt.Errorf("parameter %s: given %s but not parsed", p.Name, short(v))
-			}
-		case p.Bare && v == true:
-			if fmt.Sprint(g) != fmt.Sprint(p.Const) {
-				return fmt.Errorf("parameter %s: given bare, parsed %s, want its no-value default %q", p.Name, short(g), p.Const)
-			}
-		default:
-			if want := cobrart.Want(p, v); !reflect.DeepEqual(g, want) {
-				return fmt.Errorf("parameter %s: parsed %s, want %s", p.Name, short(g), short(want))
-			}
-		}
-	}
-	return nil
+	return cobrart.Check(c.root, cmd, args, argv)
 }
 
 func short(v any) string {
