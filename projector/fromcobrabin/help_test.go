@@ -26,7 +26,7 @@ func TestParseHelp(t *testing.T) {
 			"Get things.", "", "Usage:", "  app get NAME [flags]", "", "Aliases:", "  get, g, fetch", "", "Examples:", "  app get x", "", "Usage:", "  app get oops", "", "  app get y", ""},
 			flags...), "", "Global Flags:", "  -v, --verbose   more")...),
 			&page{useLine: "app get NAME [flags]", aliases: []string{"g", "fetch"},
-				local: []*flagLine{{name: "help", shorthand: "h", usage: "help for get"}, {name: "name", word: "string", usage: "the name (default \"x\")"}},
+				local:     []*flagLine{{name: "help", shorthand: "h", usage: "help for get"}, {name: "name", word: "string", usage: "the name (default \"x\")"}},
 				inherited: []*flagLine{{name: "verbose", shorthand: "v", usage: "more"}}}, ""},
 		{"a group with subcommands and the closing line", pageText(append(append([]string{
 			"Usage:", "  app get [command]", "", "Available Commands:", "  one         the first", ""}, flags...),
