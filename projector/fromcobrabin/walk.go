@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -112,7 +113,7 @@ func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, e
 		maxOutput: positive(opts.MaxOutput, DefaultMaxOutput),
 	}
 	p.slots = make(chan struct{}, positive(opts.Parallel, DefaultParallel))
-	w := &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]resolution{}}
+	w := &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]*pending{}}
 	for _, n := range opts.ExcludeFlags {
 		w.exclude[n] = true
 	}
@@ -162,7 +163,7 @@ type walker struct {
 	mu       sync.Mutex
 	visited  int
 	err      error
-	resolved map[string]resolution // an inherited flag's printed entry -> what probing it found
+	resolved map[string]*pending // an inherited flag's printed entry -> what probing it found
 }
 
 // node is one visited command and its children.
@@ -416,8 +417,10 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 	}
 	rest := strings.TrimPrefix(pg.useLine, w.commandPath(path))
 	// "[command options]" is the urfave/cli spelling of "[flags]" some
-	// cobra programs keep in their Use lines.
+	// cobra programs keep in their Use lines (skopeo), and "WORD ..." a
+	// spelling of "WORD..." (restic's "[snapshotID ...]" and "[FILE/DIR] ...").
 	rest = strings.ReplaceAll(rest, "[command options]", "[flags]")
+	rest = spacedEllipsis.ReplaceAllString(rest, "$1...")
 	pos, ok := fromcobra.UsePositionals("command" + rest)
 	if !ok {
 		if cmd.Unrepresentable == nil {
@@ -446,11 +449,20 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 	}
 }
 
+var spacedEllipsis = regexp.MustCompile(`([^\s]) +\.\.\.`)
+
 func (w *walker) nameOf(path []string) string {
 	if len(path) == 0 {
 		return w.root
 	}
 	return path[len(path)-1]
+}
+
+// pending is a resolution being learnt, or learnt: the first command to
+// need it probes, the others (walked at the same time) wait for it.
+type pending struct {
+	done chan struct{}
+	res  resolution
 }
 
 // resolution is what the walk learnt of a flag whose word is a
@@ -491,23 +503,29 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	if f.hasNoOpt {
 		return stringParam(f) // "[=…]": a value flag that may be given bare
 	}
-	key := ""
-	if inherited {
-		key = f.text
-		w.mu.Lock()
-		res, ok := w.resolved[key]
-		w.mu.Unlock()
-		if ok {
-			return w.fromResolution(f, res)
+	if !inherited {
+		return w.fromResolution(f, w.resolve(ctx, path, f))
+	}
+	// An inherited flag is one of an ancestor's persistent flags, the
+	// same on every command below it: probe it once.
+	w.mu.Lock()
+	pd, ok := w.resolved[f.text]
+	if !ok {
+		pd = &pending{done: make(chan struct{})}
+		w.resolved[f.text] = pd
+	}
+	w.mu.Unlock()
+	if ok {
+		select {
+		case <-pd.done:
+		case <-ctx.Done():
+			return unknownParam(f, placeholderAction(f.word), "the walk stopped")
 		}
+		return w.fromResolution(f, pd.res)
 	}
-	res := w.resolve(ctx, path, f)
-	if key != "" && res.unknown != "the walk stopped" {
-		w.mu.Lock()
-		w.resolved[key] = res
-		w.mu.Unlock()
-	}
-	return w.fromResolution(f, res)
+	pd.res = w.resolve(ctx, path, f)
+	close(pd.done)
+	return w.fromResolution(f, pd.res)
 }
 
 func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
@@ -544,31 +562,22 @@ func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 //     string, which its Set validates.
 func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolution {
 	stopped := false
-	parses := func(words ...string) bool {
+	ask := func(words ...string) probe {
 		if stopped {
-			return false
+			return probeUnclear
 		}
 		pr, err := w.prog.parses(ctx, path, words...)
 		if err != nil && !w.settled(err) {
 			stopped = true
-			return false
+			return probeUnclear
 		}
-		return pr == probeParsed
+		return pr
 	}
-	rejects := func(words ...string) bool {
-		if stopped {
-			return false
-		}
-		pr, err := w.prog.parses(ctx, path, words...)
-		if err != nil && !w.settled(err) {
-			stopped = true
-			return false
-		}
-		return pr == probeRejected
-	}
+	parses := func(words ...string) bool { return ask(words...) == probeParsed }
 	with := func(v string) string { return "--" + f.name + "=" + v }
 	res := func() resolution {
-		if parses("--" + f.name) {
+		switch ask("--" + f.name) {
+		case probeParsed:
 			asBool, asCount := parses(with("true")), parses(with("2"))
 			switch {
 			case asBool && !asCount:
@@ -577,8 +586,7 @@ func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolu
 				return resolution{typ: "count"}
 			}
 			return resolution{unknown: "it parses given bare, as only a bool or a count does, but --" + f.name + "=true and --" + f.name + "=2 do not tell which"}
-		}
-		if !rejects("--" + f.name) {
+		case probeUnclear:
 			return resolution{unknown: "completing after it given bare gave neither a parse nor a refusal"}
 		}
 		switch {
