@@ -20,6 +20,7 @@ import (
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
+	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -117,8 +118,9 @@ func newFront(cfg *Config) (*front, error) {
 
 // treeSource is the configured parser source, live: it is read again
 // whenever the executable, the script it runs, the Python module of the
-// target or a watched file changes, so an edited CLI gives new schemas
-// and fingerprints on the next request.
+// target, the cobra program (size, mtime, inode) or a watched file
+// changes, so an edited or upgraded CLI gives new schemas and
+// fingerprints on the next request.
 func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, error) {
 	exclude := func(t *projector.Tree) *projector.Tree { return projector.ExcludeParams(t, c.Exclude...) }
 	watch := []string{exe}
@@ -156,6 +158,24 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			return fromargparse.Walk(ctx, p.Target, &fromargparse.Options{Python: p.Python, PythonPath: pypath, ExcludeFlags: c.Exclude})
 		}
 		return verbsurface.CacheByFile(watch[0], load, watch[1:]...), nil
+	case s.Cobra != nil:
+		argv := slices.Clone(s.Cobra)
+		if strings.Contains(argv[0], "/") {
+			argv[0] = c.path(argv[0])
+		}
+		prog, err := exec.LookPath(argv[0])
+		if err != nil {
+			return nil, &ConfigError{File: c.file, Field: "source.cobra", Msg: err.Error()}
+		}
+		argv[0] = prog
+		load := func(ctx context.Context) (*projector.Tree, error) {
+			t, err := fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+			if err != nil {
+				return nil, err
+			}
+			return exclude(t), nil
+		}
+		return verbsurface.CacheByFile(prog, load, watch...), nil
 	case len(s.TreeCommand) > 0:
 		prog, err := exec.LookPath(s.TreeCommand[0])
 		if err != nil {
