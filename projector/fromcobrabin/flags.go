@@ -1,6 +1,7 @@
 package fromcobrabin
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"strconv"
@@ -141,6 +142,44 @@ func stringParam(f *flagLine) *projector.Param {
 		p.Default = nil
 	}
 	p.Type, p.Action = "", placeholderAction(f.word)
+	return p
+}
+
+// repeatedString is the resolution of a placeholder flag that is given
+// once per value and reads any text: a pflag stringSlice, stringArray or
+// a custom slice, which one help does not tell.
+const repeatedString = "repeated string"
+
+// RepeatedItemPattern constrains each item of a repeated flag whose help
+// names its value by a placeholder: not empty, and no comma, quote,
+// carriage return, newline or NUL. A stringSlice reads each occurrence as
+// a CSV record and a stringArray as is; an item without those characters
+// reads back as itself either way, so it renders as --flag=item, unquoted,
+// once per item, without knowing which the flag is.
+const RepeatedItemPattern = `^[^\x00\r\n",]+$`
+
+// repeatedParam maps such a flag: an array of strings. A printed default
+// ("[a,b]", CSV in brackets, as pflag prints every slice) is kept, and
+// then the array has at least one item: the first occurrence replaces the
+// default, and no spelling of a stringArray gives the empty list.
+func repeatedParam(f *flagLine) *projector.Param {
+	text, def, hasDef := pflagDefault(f.usage, false)
+	if !hasDef {
+		text = f.usage
+	}
+	p := &projector.Param{Name: flagName(f.name), Options: options(f), Kind: projector.KindString, Arity: projector.ArityRepeated,
+		Help: text, Action: placeholderAction(f.word), Pattern: RepeatedItemPattern, Default: []string{}}
+	if hasDef && strings.HasPrefix(def, "[") && strings.HasSuffix(def, "]") {
+		items, err := csv.NewReader(strings.NewReader(def[1 : len(def)-1])).Read()
+		switch {
+		case def == "[]":
+		case err != nil:
+			p.Default = nil // not pflag's spelling: the usage's own words
+			p.Help = f.usage
+		default:
+			p.Default, p.MinItems = items, 1
+		}
+	}
 	return p
 }
 

@@ -534,6 +534,8 @@ func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 		return unknownParam(f, placeholderAction(f.word), "its help names the value by the placeholder %q, not by its type, and %s", f.word, res.unknown)
 	case "string":
 		return stringParam(f)
+	case repeatedString:
+		return repeatedParam(f)
 	}
 	p := typedParam(f, res.typ)
 	p.Action = placeholderAction(f.word)
@@ -552,7 +554,9 @@ func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 //     shows no "[=…]" for); --flag=true parses only for a bool, --flag=2
 //     only for a count;
 //   - it needs a value, and --flag=x parses: a string (or a type that
-//     reads any text; the program's Set validates it);
+//     reads any text; the program's Set validates it) — repeated if cobra
+//     completes the flag again once it is given (cobra offers a given flag
+//     again only for a slice, an array or a map);
 //   - x does not parse but 1 does: a number if 1.5 parses too (float32
 //     if 1e39 does not), else an integer — signed if -1 parses, as wide
 //     as the largest of 2^7, 2^15, 2^31 (2^8, 2^16, 2^32 unsigned) that
@@ -591,6 +595,9 @@ func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolu
 		}
 		switch {
 		case parses(with("x")):
+			if w.repeats(ctx, path, f) {
+				return resolution{typ: repeatedString}
+			}
 			return resolution{typ: "string"}
 		case parses(with("1")):
 			if parses(with("1.5")) {
@@ -621,6 +628,21 @@ func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolu
 		return resolution{unknown: "the walk stopped"}
 	}
 	return res
+}
+
+// repeats asks whether cobra offers the flag again once it is given
+// (completions.go: a flag already set is offered again only when its
+// Value is a slice, an array or a map). A required flag of the same
+// prefix not yet given would hide it: the answer is then no, and the flag
+// is offered as a single value, which it also takes.
+func (w *walker) repeats(ctx context.Context, path []string, f *flagLine) bool {
+	c, err := w.prog.complete(ctx, path, "--"+f.name+"=x", "--"+f.name)
+	if err != nil {
+		w.settled(err)
+		return false
+	}
+	_, again := c.find("--" + f.name)
+	return again
 }
 
 // callError is a call of the program that failed: it could not start

@@ -154,6 +154,8 @@ func TestWalkFlags(t *testing.T) {
 		{"a placeholder that reads -1 and 128, not 32768, is an int16 with its default", "placeholders", "delta", projector.KindInteger, projector.ArityOne, int64(-3), "pflag:`DELTA`"},
 		{"a placeholder that reads 1s, not 1, is a duration", "placeholders", "every", projector.KindString, projector.ArityOne, "1m0s", "pflag:`INTERVAL`"},
 		{"a placeholder that reads none of them is a string its Set validates", "placeholders", "shape", projector.KindString, projector.ArityOne, nil, "pflag:`SHAPE`"},
+		{"a placeholder cobra completes again once given is repeated", "placeholders", "header", projector.KindString, projector.ArityRepeated, []string{}, "pflag:`HEADER`"},
+		{"a repeated placeholder's default", "placeholders", "exclude", projector.KindString, projector.ArityRepeated, []string{"a", "b"}, "pflag:`PATTERN`"},
 		{"a word the usage holds without quotes is the type", "placeholders", "note", projector.KindString, projector.ArityOne, "", "pflag:string"},
 		{"an inherited placeholder", "placeholders", "config", projector.KindString, projector.ArityOne, nil, "pflag:`FILE`"},
 		{"a placeholder beside a required flag, asked for on its own", "required", "dest", projector.KindString, projector.ArityOne, nil, "pflag:`DIR`"},
