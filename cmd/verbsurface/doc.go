@@ -12,7 +12,8 @@
 // The configuration names the command to run, how to put it into machine
 // mode (arguments, at the root or after the command path), where its
 // parser comes from (an argparse or click target walked in Python, a
-// cobra CLI's __verbsurface-tree command, or a tree file), the variables
+// cobra CLI's __verbsurface-tree command, an installed cobra binary read
+// from its own completion protocol and --help, or a tree file), the variables
 // it may see, the parameters no caller may set, the fenced commands, the
 // verbs, the roots under which callers may name files, and a policy file
 // (package policy: allow, ask or deny per verb and argument, loaded against
@@ -23,7 +24,7 @@
 // documented on WaitConfig and KillConfig). The file is
 // one YAML document; an unknown key is refused with its file, line and
 // name. Schemas stay live: the tree is read again when the executable, the
-// script or the Python module changes. See "Front your CLI in five
+// script, the Python module or the cobra binary changes. See "Front your CLI in five
 // minutes" in the README.
 //
 // # HTTP
