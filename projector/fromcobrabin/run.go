@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,7 +121,7 @@ func (p *program) run(ctx context.Context, args ...string) (output, error) {
 	setProcessGroup(cmd)
 	err := cmd.Run()
 	out := output{stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes()}
-	call := strings.Join(append(append([]string(nil), p.argv...), args...), " ")
+	call := p.describe(args)
 	switch {
 	case stdout.overflow || stderr.overflow:
 		return out, &callError{err: fmt.Errorf("%s: printed more than %d bytes; stopped", quoteCall(call), p.maxOutput)}
@@ -136,6 +137,13 @@ func (p *program) run(ctx context.Context, args ...string) (output, error) {
 		return out, &callError{launch: true, err: fmt.Errorf("%s: %w", quoteCall(call), err)}
 	}
 	return out, nil
+}
+
+// describe names a call in messages: the program by its file name (the
+// error is about that program; its directory says nothing more), then the
+// leading arguments and args.
+func (p *program) describe(args []string) string {
+	return strings.Join(append(append([]string{filepath.Base(p.argv[0])}, p.argv[1:]...), args...), " ")
 }
 
 func quoteCall(call string) string {

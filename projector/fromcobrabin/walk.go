@@ -289,7 +289,12 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 	}
 	var wg sync.WaitGroup
 	if pg.hasSub {
-		children := w.children(ctx, path, pg)
+		children, err := w.children(ctx, path, pg)
+		if err != nil {
+			// The tree would be missing this command's subtree: say so
+			// on the command rather than offer a tree that lacks it.
+			return unavailable("listing its subcommands failed: %v", err)
+		}
 		n.children = make([]*node, len(children))
 		for i, c := range children {
 			wg.Add(1)
@@ -329,11 +334,11 @@ func (w *walker) cobras(n *node) bool {
 // children returns the subcommands the program completes after path that
 // its help also lists (a command with ValidArgs completes those too, and
 // a help's examples may hold listing-like lines: a name must be in both).
-func (w *walker) children(ctx context.Context, path []string, pg *page) []candidate {
+func (w *walker) children(ctx context.Context, path []string, pg *page) ([]candidate, error) {
 	c, err := w.prog.complete(ctx, path, "")
 	if err != nil {
 		w.settled(err)
-		return nil
+		return nil, err
 	}
 	var out []candidate
 	seen := map[string]bool{}
@@ -344,7 +349,7 @@ func (w *walker) children(ctx context.Context, path []string, pg *page) []candid
 		seen[it.value] = true
 		out = append(out, it)
 	}
-	return out
+	return out, nil
 }
 
 // The Short texts of the help and completion commands cobra adds
