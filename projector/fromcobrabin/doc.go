@@ -22,7 +22,7 @@
 //     layout makes the command unavailable.
 //   - PROG __complete PATH… --: the raw first line of every flag's usage,
 //     which tells a flag's type word from a back-quoted placeholder.
-//   - PROG __complete PATH… '': the subcommands. A name is a subcommand
+//   - PROG __complete PATH… ”: the subcommands. A name is a subcommand
 //     when the help's listing has it too (completion also offers
 //     ValidArgs), and when completing its own --help confirms it.
 //
