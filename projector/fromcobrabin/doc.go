@@ -22,9 +22,9 @@
 //     layout makes the command unavailable.
 //   - PROG __complete PATH… --: the raw first line of every flag's usage,
 //     which tells a flag's type word from a back-quoted placeholder.
-//   - PROG __complete PATH… ”: the subcommands. A name is a subcommand
-//     when the help's listing has it too (completion also offers
-//     ValidArgs), and when completing its own --help confirms it.
+//   - PROG __complete PATH… and an empty word: the subcommands. A name
+//     is a subcommand when the help's listing has it too (completion also
+//     offers ValidArgs), and when completing its own --help confirms it.
 //
 // Nothing else is run, and no command is: __complete only completes
 // (cobra runs the program's OnInitialize functions and, for positional
