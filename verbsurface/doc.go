@@ -104,7 +104,7 @@
 // projections are cached keyed on the canonical content of the command they
 // came from, so a changed CLI changes the schema on the next request. For
 // an external CLI, [CacheByFile] keys the tree on the executable's path,
-// size and modification time.
+// size, modification time and inode.
 //
 // # Validation
 //

@@ -84,6 +84,10 @@ type SourceConfig struct {
 	TreeCommand []string `yaml:"tree_command"`
 	// TreeFile is a file holding the tree as JSON.
 	TreeFile string `yaml:"tree_file"`
+	// Cobra is an installed cobra program nobody modified, as it is
+	// started ([BINARY, ARGS...]): the tree is read from its completion
+	// protocol and --help (projector/fromcobrabin).
+	Cobra []string `yaml:"cobra"`
 }
 
 // PythonSource walks a Python parser in process ("module:function").
@@ -323,13 +327,16 @@ func (c *Config) check(line func(string) int) error {
 		return bad(outputKey(c.Output, c.OKExit), outputKey(c.Output, c.OKExit), "%s", msg)
 	}
 	n := 0
-	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != ""} {
+	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file (%d given)", n)
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra (%d given)", n)
+	}
+	if s := c.Source.Cobra; s != nil && (len(s) == 0 || s[0] == "") {
+		return bad("source", "source.cobra", "required: the cobra program as it is started, as a list ([helm] or [/usr/bin/restic])")
 	}
 	for _, p := range []*PythonSource{c.Source.Argparse, c.Source.Click} {
 		if p != nil && !strings.Contains(p.Target, ":") {

@@ -17,9 +17,10 @@
 // how to put it into machine mode where it has one (machine:, at the root
 // or after the command path); where its parser comes from (an argparse or
 // click target walked in Python, a cobra CLI's __verbsurface-tree command,
-// or a tree file); the directory it runs in (cwd:); the variables it may
-// see; the parameters no caller may set (exclude:); the fenced commands;
-// the verbs; the roots under which callers may name files; a policy file
+// an installed cobra binary read from its own completion protocol and
+// --help (source: {cobra: [BINARY]}), or a tree file); the directory it
+// runs in (cwd:); the variables it may see; the parameters no caller may
+// set (exclude:); the fenced commands; the verbs; the roots under which callers may name files; a policy file
 // (package policy: allow, ask or deny per verb and argument, loaded
 // against the live verbs at start; limits.live_runs is refused, since only
 // limcp's server can count a CLI's live runs); and, for a CLI with
@@ -66,7 +67,8 @@
 // names one, confined to the roots).
 //
 // Schemas stay live: the tree is read again when the executable, the
-// script or the Python module changes.
+// script, the Python module or the cobra binary (size, mtime, inode)
+// changes.
 //
 // # HTTP
 //

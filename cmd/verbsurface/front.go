@@ -20,6 +20,7 @@ import (
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
+	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -183,10 +184,11 @@ func newFront(cfg *Config) (*front, error) {
 
 // treeSource is the configured parser source, live: it is read again
 // whenever the executable, the script it runs, the Python module of the
-// target or a watched file changes, so an edited CLI gives new schemas
-// and fingerprints on the next request. It is the tree as the CLI has it:
-// newFront applies the top-level exclude: on top, and keeps this one to
-// check that every name there exists.
+// target, the cobra program (size, mtime, inode) or a watched file
+// changes, so an edited or upgraded CLI gives new schemas and fingerprints
+// on the next request. It is the tree as the CLI has it: newFront applies
+// the top-level exclude: on top, and keeps this one to check that every
+// name there exists.
 func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, error) {
 	watch := []string{exe}
 	for _, a := range c.resolvedCommand()[1:] {
@@ -223,6 +225,20 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			return fromargparse.Walk(ctx, p.Target, &fromargparse.Options{Python: p.Python, PythonPath: pypath})
 		}
 		return verbsurface.CacheByFile(watch[0], load, watch[1:]...), nil
+	case s.Cobra != nil:
+		argv := slices.Clone(s.Cobra)
+		if strings.Contains(argv[0], "/") {
+			argv[0] = c.path(argv[0])
+		}
+		prog, err := exec.LookPath(argv[0])
+		if err != nil {
+			return nil, &ConfigError{File: c.file, Field: "source.cobra", Msg: err.Error()}
+		}
+		argv[0] = prog
+		load := func(ctx context.Context) (*projector.Tree, error) {
+			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+		}
+		return verbsurface.CacheByFile(prog, load, watch...), nil
 	case len(s.TreeCommand) > 0:
 		prog, err := exec.LookPath(s.TreeCommand[0])
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -183,17 +184,26 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 
-	var target string
+	var target, cobraBin string
 	var pythonPath []string
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var rep any
 			var err error
-			if target != "" {
-				t, werr := fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+			if target != "" && cobraBin != "" {
+				return errors.New("--argparse and --cobra name two different CLIs; give one")
+			}
+			if target != "" || cobraBin != "" {
+				var t *projector.Tree
+				var werr error
+				if cobraBin != "" {
+					t, werr = fromcobrabin.Walk(c.Context(), []string{cobraBin}, nil)
+				} else {
+					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+				}
 				if werr != nil {
 					return werr
 				}
@@ -215,6 +225,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
 	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
+	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 
 	for _, c := range []*cobra.Command{serve, call, check, inventory} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
