@@ -8,6 +8,13 @@
 //	verbsurface call -c notes.yaml '{"help":true}'
 //	verbsurface check -c notes.yaml       # config and every verb; non-zero on any problem
 //	verbsurface inventory -c notes.yaml   # what the server would really offer
+//	verbsurface install claude -c notes.yaml   # connect a client (see install)
+//	verbsurface version                   # the same line as --version
+//
+// call prints the response and exits as `limcp call` does: 0 when its
+// status is "success", 2 when "partial" (some parts succeeded, some
+// failed), 1 when "error" (nothing succeeded) or the request could not be
+// answered at all.
 //
 // The configuration names the command to run, how to put it into machine
 // mode (arguments, at the root or after the command path), where its
