@@ -137,6 +137,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		defer srv.Close()
 		if httpAddr == "" {
 			a.emitted = true // stdout belongs to the MCP session now
+			if stdinIsTerminal() {
+				terminalNotice(a.opts.Stderr)
+			}
 			if err := srv.ServeStdio(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(a.opts.Stderr, "limcp mcp: %v\n", err)
 				return ExitStatus(1)
