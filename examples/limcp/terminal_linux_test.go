@@ -113,4 +113,3 @@ func TestMCPOnATerminal(t *testing.T) {
 		}
 	}
 }
-
