@@ -54,6 +54,7 @@ type Invocation struct {
 	Argv    []string `json:"argv"` // after argv[0]
 	Mode    string   `json:"mode"` // mcp, agent, version, add-mcp
 	Cwd     string   `json:"cwd"`
+	Time    int64    `json:"time"` // when it started, in Unix nanoseconds
 }
 
 const logEnv = "FAKECLIENT_LOG"
@@ -98,8 +99,9 @@ func logInvocation(prog string, args []string, mode string) {
 		return
 	}
 	cwd, _ := os.Getwd()
-	b, _ := json.Marshal(Invocation{Program: prog, Argv: args, Mode: mode, Cwd: cwd})
-	name := fmt.Sprintf("%s-%d-%d.json", prog, os.Getpid(), time.Now().UnixNano())
+	now := time.Now().UnixNano()
+	b, _ := json.Marshal(Invocation{Program: prog, Argv: args, Mode: mode, Cwd: cwd, Time: now})
+	name := fmt.Sprintf("%s-%d-%d.json", prog, os.Getpid(), now)
 	_ = os.WriteFile(filepath.Join(dir, name), b, 0o600)
 }
 
