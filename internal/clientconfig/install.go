@@ -247,4 +247,3 @@ func tokenExport(s *Server) string {
 	}
 	return "$" + s.TokenEnv + " set where the client starts (" + s.TokenHint + ")"
 }
-

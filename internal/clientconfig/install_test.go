@@ -37,11 +37,15 @@ func TestInstall(t *testing.T) {
 			`{"type":"http","url":"http://127.0.0.1:8765/mcp","headers":{"Authorization":"Bearer ${LIMCP_MCP_TOKEN}"}}`},
 		{"codex: --env, then the command after --", "codex", stdioServer, true,
 			[]string{"codex mcp get limcp --json", "codex mcp add limcp --env LIMCP_HOME=/home/u/state -- /opt/bin/limcp mcp"},
-			func(f *fixture) any { return decode(f.t, f.fake("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"] },
+			func(f *fixture) any {
+				return decode(f.t, f.fake("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"]
+			},
 			`{"type":"stdio","command":"/opt/bin/limcp","args":["mcp"],"env":{"LIMCP_HOME":"/home/u/state"}}`},
 		{"codex: HTTP with --bearer-token-env-var", "codex", httpServer, true,
 			[]string{"codex mcp get limcp --json", "codex mcp add limcp --url http://127.0.0.1:8765/mcp --bearer-token-env-var LIMCP_MCP_TOKEN"},
-			func(f *fixture) any { return decode(f.t, f.fake("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"] },
+			func(f *fixture) any {
+				return decode(f.t, f.fake("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"]
+			},
 			`{"type":"streamable_http","url":"http://127.0.0.1:8765/mcp","bearer_token_env_var":"LIMCP_MCP_TOKEN"}`},
 		{"gemini: user scope, server arguments after --", "gemini", stdioServer, true,
 			[]string{"gemini mcp add --scope user --env LIMCP_HOME=/home/u/state limcp /opt/bin/limcp -- mcp"},
@@ -56,10 +60,14 @@ func TestInstall(t *testing.T) {
 			},
 			`{"type":"http","url":"http://127.0.0.1:8765/mcp","headers":{"Authorization":"Bearer ${LIMCP_MCP_TOKEN}"}}`},
 		{"cursor: ~/.cursor/mcp.json", "cursor", stdioServer, true, nil,
-			func(f *fixture) any { return f.jsonAt(filepath.Join(f.home, ".cursor", "mcp.json"), "mcpServers", "limcp") },
+			func(f *fixture) any {
+				return f.jsonAt(filepath.Join(f.home, ".cursor", "mcp.json"), "mcpServers", "limcp")
+			},
 			`{"command":"/opt/bin/limcp","args":["mcp"],"env":{"LIMCP_HOME":"/home/u/state"}}`},
 		{"cursor: HTTP with ${env:VAR}", "cursor", httpServer, true, nil,
-			func(f *fixture) any { return f.jsonAt(filepath.Join(f.home, ".cursor", "mcp.json"), "mcpServers", "limcp") },
+			func(f *fixture) any {
+				return f.jsonAt(filepath.Join(f.home, ".cursor", "mcp.json"), "mcpServers", "limcp")
+			},
 			`{"url":"http://127.0.0.1:8765/mcp","headers":{"Authorization":"Bearer ${env:LIMCP_MCP_TOKEN}"}}`},
 		{"vscode: code --add-mcp where code is on PATH", "vscode", stdioServer, true,
 			[]string{`code --add-mcp {"args":["mcp"],"command":"/opt/bin/limcp","env":{"LIMCP_HOME":"/home/u/state"},"name":"limcp","type":"stdio"}`},
