@@ -227,21 +227,26 @@ func (cursor) find(_ context.Context, r *runner, s *Server) (*existing, error) {
 	return nil, nil
 }
 
+// cursorServer is an entry of ~/.cursor/mcp.json, in the documented
+// order.
+type cursorServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
 func (cursor) steps(r *runner, s *Server, have *existing) ([]step, error) {
 	path, err := cursorFile(r)
 	if err != nil {
 		return nil, err
 	}
-	var entry map[string]any
+	entry := cursorServer{Command: s.Command, Args: s.Args, Env: s.Env}
 	if s.HTTP() {
-		entry = map[string]any{"url": s.URL}
+		entry = cursorServer{URL: s.URL}
 		if s.TokenEnv != "" {
-			entry["headers"] = map[string]string{"Authorization": s.bearer("${env:" + s.TokenEnv + "}")}
-		}
-	} else {
-		entry = map[string]any{"command": s.Command, "args": nonNil(s.Args)}
-		if len(s.Env) > 0 {
-			entry["env"] = s.Env
+			entry.Headers = map[string]string{"Authorization": s.bearer("${env:" + s.TokenEnv + "}")}
 		}
 	}
 	verb := "added"
@@ -316,37 +321,49 @@ func (vscode) find(_ context.Context, r *runner, s *Server) (*existing, error) {
 	return nil, nil
 }
 
+// vscodeServer is an entry of mcp.json's "servers", in the documented
+// order; vscodeInput one of its "inputs".
+type vscodeServer struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+type vscodeInput struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Password    bool   `json:"password"`
+}
+
 // vscodeEntry is the server's configuration and its inputs.
-func vscodeEntry(s *Server) (map[string]any, []json.RawMessage) {
+func vscodeEntry(s *Server) (vscodeServer, []vscodeInput) {
 	if !s.HTTP() {
-		entry := map[string]any{"type": "stdio", "command": s.Command, "args": nonNil(s.Args)}
-		if len(s.Env) > 0 {
-			entry["env"] = s.Env
-		}
-		return entry, nil
+		return vscodeServer{Type: "stdio", Command: s.Command, Args: s.Args, Env: s.Env}, nil
 	}
-	entry := map[string]any{"type": "http", "url": s.URL}
+	entry := vscodeServer{Type: "http", URL: s.URL}
 	if s.TokenEnv == "" {
 		return entry, nil
 	}
 	id := s.Name + "-token"
-	entry["headers"] = map[string]string{"Authorization": s.bearer("${input:" + id + "}")}
+	entry.Headers = map[string]string{"Authorization": s.bearer("${input:" + id + "}")}
 	desc := "Bearer token of the MCP server " + s.Name
 	if s.TokenHint != "" {
 		desc += " (" + s.TokenHint + ")"
 	}
-	return entry, []json.RawMessage{mustJSON(map[string]any{"type": "promptString", "id": id, "description": desc, "password": true})}
+	return entry, []vscodeInput{{Type: "promptString", ID: id, Description: desc, Password: true}}
 }
 
 func (v vscode) addLine(s *Server) []string {
 	entry, inputs := vscodeEntry(s)
-	def := map[string]any{"name": s.Name}
-	for k, x := range entry {
-		def[k] = x
-	}
-	if inputs != nil {
-		def["inputs"] = inputs
-	}
+	def := struct {
+		Name string `json:"name"`
+		vscodeServer
+		Inputs []vscodeInput `json:"inputs,omitempty"`
+	}{s.Name, entry, inputs}
 	return []string{"code", "--add-mcp", string(mustJSON(def))}
 }
 
@@ -356,7 +373,11 @@ func (v vscode) edit(r *runner, s *Server, verb string) (step, error) {
 		return step{}, err
 	}
 	entry, inputs := vscodeEntry(s)
-	return step{edit: &fileEdit{path: path, key: "servers", name: s.Name, entry: mustJSON(entry), inputs: inputs},
+	var raw []json.RawMessage
+	for _, in := range inputs {
+		raw = append(raw, mustJSON(in))
+	}
+	return step{edit: &fileEdit{path: path, key: "servers", name: s.Name, entry: mustJSON(entry), inputs: raw},
 		says: fmt.Sprintf("%s %q in %s (everything else in it kept; `code` is not on PATH)", verb, s.Name, path)}, nil
 }
 
@@ -397,9 +418,3 @@ func hintSuffix(s *Server) string {
 	return "; " + s.TokenHint
 }
 
-func nonNil(a []string) []string {
-	if a == nil {
-		return []string{}
-	}
-	return a
-}

@@ -70,7 +70,7 @@ func TestInstall(t *testing.T) {
 			},
 			`{"url":"http://127.0.0.1:8765/mcp","headers":{"Authorization":"Bearer ${env:LIMCP_MCP_TOKEN}"}}`},
 		{"vscode: code --add-mcp where code is on PATH", "vscode", stdioServer, true,
-			[]string{`code --add-mcp {"args":["mcp"],"command":"/opt/bin/limcp","env":{"LIMCP_HOME":"/home/u/state"},"name":"limcp","type":"stdio"}`},
+			[]string{`code --add-mcp {"name":"limcp","type":"stdio","command":"/opt/bin/limcp","args":["mcp"],"env":{"LIMCP_HOME":"/home/u/state"}}`},
 			func(f *fixture) any {
 				return f.jsonAt(filepath.Join(f.home, ".config", "Code", "User", "mcp.json"), "servers", "limcp")
 			},
@@ -81,7 +81,7 @@ func TestInstall(t *testing.T) {
 			},
 			`{"type":"stdio","command":"/opt/bin/limcp","args":["mcp"],"env":{"LIMCP_HOME":"/home/u/state"}}`},
 		{"vscode: HTTP with an input variable VS Code keeps secret", "vscode", httpServer, true,
-			[]string{`code --add-mcp {"headers":{"Authorization":"Bearer ${input:limcp-token}"},"inputs":[{"description":"Bearer token of the MCP server limcp (the first line of /home/u/state/mcp-token)","id":"limcp-token","password":true,"type":"promptString"}],"name":"limcp","type":"http","url":"http://127.0.0.1:8765/mcp"}`},
+			[]string{`code --add-mcp {"name":"limcp","type":"http","url":"http://127.0.0.1:8765/mcp","headers":{"Authorization":"Bearer ${input:limcp-token}"},"inputs":[{"type":"promptString","id":"limcp-token","description":"Bearer token of the MCP server limcp (the first line of /home/u/state/mcp-token)","password":true}]}`},
 			func(f *fixture) any { return f.jsonAt(filepath.Join(f.home, ".config", "Code", "User", "mcp.json")) },
 			`{"servers":{"limcp":{"type":"http","url":"http://127.0.0.1:8765/mcp","headers":{"Authorization":"Bearer ${input:limcp-token}"}}},` +
 				`"inputs":[{"type":"promptString","id":"limcp-token","description":"Bearer token of the MCP server limcp (the first line of /home/u/state/mcp-token)","password":true}]}`},

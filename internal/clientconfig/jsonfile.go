@@ -239,7 +239,8 @@ func writeAtomic(path string, b []byte, mode fs.FileMode) error {
 
 // readServers returns the server names under key in a JSON (or, with
 // lenient, JSON with comments and trailing commas, as VS Code and Gemini
-// CLI accept) configuration file; a missing file has none.
+// CLI accept) configuration file; a missing file has none. It reads as
+// fileEdit.merge does, so a file it accepts merges.
 func readServers(path, key string, lenient bool) (map[string]bool, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -251,21 +252,21 @@ func readServers(path, key string, lenient bool) (map[string]bool, error) {
 	if lenient {
 		b = stripJSONC(b)
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return map[string]bool{}, nil
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON: %v", path, err)
-	}
 	out := map[string]bool{}
-	if raw, ok := doc[key]; ok && string(bytes.TrimSpace(raw)) != "null" {
-		var servers map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &servers); err != nil {
-			return nil, fmt.Errorf("%s: its %q member is not an object: %v", path, key, err)
+	if len(bytes.TrimSpace(b)) == 0 {
+		return out, nil
+	}
+	top, err := parseObject(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if raw, ok := getMember(top, key); ok && string(bytes.TrimSpace(raw)) != "null" {
+		servers, err := parseObject(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: its %q member: %v", path, key, err)
 		}
-		for k := range servers {
-			out[k] = true
+		for _, m := range servers {
+			out[m.key] = true
 		}
 	}
 	return out, nil
