@@ -417,4 +417,3 @@ func hintSuffix(s *Server) string {
 	}
 	return "; " + s.TokenHint
 }
-
