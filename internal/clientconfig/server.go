@@ -39,12 +39,24 @@ var (
 // HTTP reports whether the server is reached over HTTP.
 func (s *Server) HTTP() bool { return s.URL != "" }
 
+// InvalidServerError is a Server no client can be given; Field names the
+// part at fault ("name", "command", "url", "token_env", "env", "args").
+type InvalidServerError struct {
+	Field, Msg string
+}
+
+func (e *InvalidServerError) Error() string { return e.Msg }
+
 func (s *Server) validate() error {
+	field := "command"
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("clientconfig: server %q: "+format, append([]any{s.Name}, a...)...)
+		return &InvalidServerError{Field: field, Msg: fmt.Sprintf("server %q: "+format, append([]any{s.Name}, a...)...)}
 	}
 	if !namePattern.MatchString(s.Name) {
-		return fmt.Errorf("clientconfig: server name %q: use 1 to 64 letters, digits, '-' and '_' (what every client accepts)", s.Name)
+		return &InvalidServerError{Field: "name", Msg: fmt.Sprintf("server name %q: use 1 to 64 letters, digits, '-' and '_' (what every client accepts)", s.Name)}
+	}
+	if s.URL != "" {
+		field = "url"
 	}
 	switch {
 	case s.URL != "" && s.Command != "":
@@ -58,6 +70,7 @@ func (s *Server) validate() error {
 			return bad("URL %q carries credentials; the token goes in the header, from $%s", s.URL, s.TokenEnv)
 		}
 		if s.TokenEnv != "" && !envVarPattern.MatchString(s.TokenEnv) {
+			field = "token_env"
 			return bad("token variable %q is not an environment variable name", s.TokenEnv)
 		}
 		if len(s.Env) > 0 || len(s.Args) > 0 {

@@ -198,6 +198,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		}
 		return nil
 	})
+	c.AddCommand(a.mcpInstallCmd())
 	return c
 }
 
