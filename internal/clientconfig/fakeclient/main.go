@@ -30,12 +30,16 @@
 //
 // Any other invocation of claude, codex or gemini is an agent run, and
 // behaves as a logged-out install does: slowly (FAKECLIENT_AGENT_DELAY, a
-// Go duration; by default what the issue measured: claude 194 s, codex
-// 300 s, gemini 2 s), then an authentication error and a non-zero exit.
+// Go duration, or the content of fakeclient.delay beside the executable;
+// by default what was measured of the real ones: claude 194 s, codex 300
+// s, gemini 2 s), then an authentication error and a non-zero exit.
 //
 // When $FAKECLIENT_LOG names a directory, every invocation writes
 // PROGRAM-PID-N.json there (program, argv, mode, working directory), so a
-// test can tell what ran, and prove what never did.
+// test can tell what ran, and prove what never did; so it does into a
+// directory named fakeclient.log beside the executable, when there is
+// one, which reaches invocations whose environment was filtered (limcp
+// passes an agent run only an allowlist of variables).
 package main
 
 import (
@@ -93,16 +97,29 @@ func main() {
 	os.Exit(code)
 }
 
+// besideLog is the log directory beside the executable; besideDelay the
+// file holding an agent run's delay (a Go duration).
+const (
+	besideLog   = "fakeclient.log"
+	besideDelay = "fakeclient.delay"
+)
+
 func logInvocation(prog string, args []string, mode string) {
-	dir := os.Getenv(logEnv)
-	if dir == "" {
-		return
+	dirs := []string{os.Getenv(logEnv)}
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(filepath.Join(filepath.Dir(exe), besideLog)); err == nil && fi.IsDir() {
+			dirs = append(dirs, filepath.Join(filepath.Dir(exe), besideLog))
+		}
 	}
 	cwd, _ := os.Getwd()
 	now := time.Now().UnixNano()
 	b, _ := json.Marshal(Invocation{Program: prog, Argv: args, Mode: mode, Cwd: cwd, Time: now})
 	name := fmt.Sprintf("%s-%d-%d.json", prog, os.Getpid(), now)
-	_ = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+	for _, dir := range dirs {
+		if dir != "" {
+			_ = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+		}
+	}
 }
 
 func version(prog string) int {
@@ -122,10 +139,15 @@ func version(prog string) int {
 // loggedOut is an agent run of an install with no login and no key.
 func loggedOut(prog string, args []string) int {
 	delay := map[string]time.Duration{"claude": 194 * time.Second, "codex": 300 * time.Second, "gemini": 2 * time.Second}[prog]
-	if v := os.Getenv("FAKECLIENT_AGENT_DELAY"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			delay = d
+	v := os.Getenv("FAKECLIENT_AGENT_DELAY")
+	if exe, err := os.Executable(); err == nil && v == "" {
+		// Beside the executable: an agent run's environment is filtered.
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(exe), besideDelay)); err == nil {
+			v = strings.TrimSpace(string(b))
 		}
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		delay = d
 	}
 	time.Sleep(delay)
 	switch prog {
