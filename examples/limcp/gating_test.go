@@ -16,14 +16,15 @@ import (
 // so it never runs itself again.
 const gatingInsideVar = "VERBSURFACE_GATING_INSIDE"
 
-// TestRealAgentTestsAreGated: the test of the real agent programs starts
-// none of them unless VERBSURFACE_TEST_REAL_AGENTS=1, even with all three
-// first on PATH. The programs here are stand-ins that behave as a
+// TestRealAgentTestsAreGated: the tests of the real agent programs
+// (TestPresetsAgainstRealPrograms, TestInstallAgainstRealClients) start
+// none of them unless VERBSURFACE_TEST_REAL_AGENTS=1, even with all of
+// them first on PATH. The programs here are stand-ins that behave as a
 // logged-out install does (slowly, then an authentication error) and log
 // every invocation beside themselves, whatever environment they get. The
-// test binary runs TestPresetsAgainstRealPrograms twice: as the default
-// suite does (it is skipped, naming the variable, and nothing ran), and
-// with the variable set (each program is started, and the test fails as a
+// test binary runs them twice: as the default suite does (both are
+// skipped, naming the variable, and nothing ran), and with the variable
+// set (each agent program is started, and the presets test fails as a
 // logged-out install makes it fail), which shows that the variable alone
 // stands between the suite and the programs.
 func TestRealAgentTestsAreGated(t *testing.T) {
@@ -42,7 +43,7 @@ func TestRealAgentTestsAreGated(t *testing.T) {
 		}
 	}
 	run := func(extra ...string) (string, int) {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestPresetsAgainstRealPrograms$", "-test.v", "-test.timeout", "10m")
+		cmd := exec.Command(os.Args[0], "-test.run", "^(TestPresetsAgainstRealPrograms|TestInstallAgainstRealClients)$", "-test.v", "-test.timeout", "10m")
 		cmd.Env = append(append([]string{}, base...), extra...)
 		out, err := cmd.CombinedOutput()
 		code := 0
@@ -55,8 +56,9 @@ func TestRealAgentTestsAreGated(t *testing.T) {
 	}
 
 	out, code := run()
-	if code != 0 || !strings.Contains(out, "--- SKIP: TestPresetsAgainstRealPrograms") || !strings.Contains(out, clienttest.RealAgentsEnv+"=1") {
-		t.Fatalf("the default run: exit %d; want the test skipped, naming %s:\n%s", code, clienttest.RealAgentsEnv, out)
+	if code != 0 || !strings.Contains(out, "--- SKIP: TestPresetsAgainstRealPrograms") || !strings.Contains(out, "--- SKIP: TestInstallAgainstRealClients") ||
+		!strings.Contains(out, clienttest.RealAgentsEnv+"=1") {
+		t.Fatalf("the default run: exit %d; want both tests skipped, naming %s:\n%s", code, clienttest.RealAgentsEnv, out)
 	}
 	if invs, err := clienttest.Invocations(log); err != nil || len(invs) != 0 {
 		t.Fatalf("the default run started %+v (%v)", invs, err)
