@@ -123,3 +123,12 @@ func tokenPathHint(name string) string {
 	}
 	return filepath.Join(base, "verbsurface", name, tokenFileName)
 }
+
+// absPath is p made absolute for a line run elsewhere (p as given when
+// that fails).
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}

@@ -247,3 +247,29 @@ func tokenExport(s *Server) string {
 	}
 	return "$" + s.TokenEnv + " set where the client starts (" + s.TokenHint + ")"
 }
+
+// HTTPHint is what a server started with --http prints for connecting a
+// client to it: the export of s.TokenEnv from tokenFile (none when the
+// token came from the variable already), the install command (install is
+// the front's, "limcp mcp install", with CLIENT where the client's name
+// goes if not last), and the Claude Code line by hand, the
+// header quoted so that the shell passes ${VAR} through and the client
+// stores the reference, never the token. Each line is indented by two
+// spaces and ends in a newline.
+func HTTPHint(install string, s *Server, tokenFile string) string {
+	var b strings.Builder
+	if tokenFile != "" {
+		fmt.Fprintf(&b, "  export %s=\"$(cat %s)\"\n", s.TokenEnv, shellQuote(tokenFile))
+	}
+	line := install + " claude"
+	if strings.Contains(install, "CLIENT") {
+		line = strings.Replace(install, "CLIENT", "claude", 1)
+	}
+	fmt.Fprintf(&b, "  %s --http %s    # or codex, gemini, cursor, vscode (docs/clients.md)\n", line, shellQuote(s.URL))
+	by := []string{"claude", "mcp", "add", s.Name, "--scope", "user", "--transport", "http", s.URL}
+	if s.TokenEnv != "" {
+		by = append(by, "--header", "Authorization: Bearer ${"+s.TokenEnv+"}")
+	}
+	fmt.Fprintf(&b, "  # by hand: %s\n", formatArgv(by))
+	return b.String()
+}
