@@ -131,7 +131,9 @@ func (e *agentEnv) invocations(n int) []invocation {
 	e.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		files, _ := filepath.Glob(filepath.Join(e.log, "*.json"))
+		// [0-9]*: the stand-in writes .PID.json and renames it to
+		// PID.json once complete; a half-written log is not read.
+		files, _ := filepath.Glob(filepath.Join(e.log, "[0-9]*.json"))
 		if len(files) >= n {
 			var out []invocation
 			for _, f := range files {

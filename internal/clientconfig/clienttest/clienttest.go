@@ -70,7 +70,8 @@ type Invocation struct {
 
 // Invocations reads the log directory, oldest first.
 func Invocations(dir string) ([]Invocation, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	// [a-z]*: a log being written is .NAME until it is complete.
+	files, err := filepath.Glob(filepath.Join(dir, "[a-z]*.json"))
 	if err != nil {
 		return nil, err
 	}

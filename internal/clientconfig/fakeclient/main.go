@@ -116,8 +116,13 @@ func logInvocation(prog string, args []string, mode string) {
 	b, _ := json.Marshal(Invocation{Program: prog, Argv: args, Mode: mode, Cwd: cwd, Time: now})
 	name := fmt.Sprintf("%s-%d-%d.json", prog, os.Getpid(), now)
 	for _, dir := range dirs {
-		if dir != "" {
-			_ = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+		if dir == "" {
+			continue
+		}
+		// Written whole, then renamed: a reader never sees half a log.
+		tmp := filepath.Join(dir, "."+name)
+		if os.WriteFile(tmp, b, 0o600) == nil {
+			_ = os.Rename(tmp, filepath.Join(dir, name))
 		}
 	}
 }
