@@ -98,7 +98,10 @@
 // reads; a flag the walker excluded counts as accepted, see
 // projector.Command.Excluded). Synonyms and fenced
 // commands never appear. help: "VERB" returns a [VerbHelp]: verb, class,
-// summary, the full projected schema and its schema_fingerprint.
+// summary, the full projected schema and its schema_fingerprint. The one
+// string help: "true" ([HelpCatalogString], what older clients such as
+// early MCP Inspector forms send for the boolean) is read as help: true;
+// no verb may be named "true", so it cannot mean a verb.
 //
 // Schemas are live: the [TreeSource] is asked once per request, and
 // projections are cached keyed on the canonical content of the command they

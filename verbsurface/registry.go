@@ -64,6 +64,9 @@ func (r *Registry) Register(v Verb) error {
 	if !verbNamePattern.MatchString(v.Name) {
 		return fmt.Errorf("verbsurface: register %q: verb name must be lowercase dot-separated segments such as \"agent.submit\"", v.Name)
 	}
+	if v.Name == HelpCatalogString || slices.Contains(v.Synonyms, HelpCatalogString) {
+		return fmt.Errorf("verbsurface: register %q: the name %q is reserved: help %q asks for the catalog (older clients send true as a string)", v.Name, HelpCatalogString, HelpCatalogString)
+	}
 	if !v.Class.valid() {
 		return fmt.Errorf("verbsurface: register %q: class %q is not spawn, observe or control", v.Name, v.Class)
 	}

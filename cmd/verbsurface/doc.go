@@ -10,6 +10,13 @@
 //	verbsurface call -c yamllint.yaml '{"help":true}'
 //	verbsurface check -c yamllint.yaml       # errors: exit 1; warnings only: exit 0
 //	verbsurface inventory -c yamllint.yaml   # what the server would really offer
+//	verbsurface install claude -c yamllint.yaml   # connect a client (see install)
+//	verbsurface version                      # the same line as --version
+//
+// call prints the response and exits as `limcp call` does: 0 when its
+// status is "success", 2 when "partial" (some parts succeeded, some
+// failed), 1 when "error" (nothing succeeded) or the request could not be
+// answered at all.
 //
 // The configuration names the command to run; how it answers (output:
 // envelope, the machine-result contract, or json, jsonl or text, with the

@@ -360,7 +360,7 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 	cfg := f.cfg
 	if w := cfg.Wait; w != nil {
 		v := verbsurface.Verb{Name: w.Verb, Class: verbsurface.ClassObserve, Path: w.SchemaFrom, Summary: w.Summary, Runner: runner,
-			Handler: verbsurface.WaitHandler(verbsurface.WaitHandlerOptions{Observe: cfg.machineArgv(w.Observe), Outcomes: outcomeTable(w.Outcomes)})}
+			Handler: verbsurface.WaitHandler(&verbsurface.WaitHandlerOptions{Observe: cfg.machineArgv(w.Observe), Outcomes: outcomeTable(w.Outcomes)})}
 		if err := reg.Register(v); err != nil {
 			return &ConfigError{File: cfg.file, Field: "wait", Msg: err.Error()}
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/internal/clientconfig"
 	"github.com/verbsurface/verbsurface/mcphttp"
 )
 
@@ -148,7 +149,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 	}
 	url := fmt.Sprintf("http://%s%s", ln.Addr(), mcphttp.Path)
-	source, tokenRef := "", "$"+tokenEnv
+	source, tokenPath := "", ""
 	switch {
 	case hf.insecureNoAuth:
 	case hf.tokenFile != "":
@@ -156,7 +157,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 		if err != nil {
 			abs = hf.tokenFile
 		}
-		source, tokenRef = "from --token-file "+hf.tokenFile, "$(cat "+shellQuote(abs)+")"
+		source, tokenPath = "from --token-file "+hf.tokenFile, abs
 	case o.Token != "":
 		source = "from $" + tokenEnv
 	default:
@@ -166,7 +167,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 			var generated bool
 			path, tok, generated, err = mcphttp.EnsureTokenFile(dir, tokenFileName)
 			o.Token = tok
-			source, tokenRef = "read from "+path+" (yours, no group or other access)", "$(cat "+shellQuote(path)+")"
+			source, tokenPath = "read from "+path+" (yours, no group or other access)", path
 			if generated {
 				source = "generated into " + path + " (mode 0600)"
 			}
@@ -189,8 +190,8 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 		fmt.Fprintf(stderr, "verbsurface serve: WARNING: --insecure-no-auth: every local user and every process on this machine can call the tool as you. Use it only on a single-user machine.\n")
 	} else {
 		fmt.Fprintf(stderr, "verbsurface serve: serving %s as streamable HTTP on %s (bearer token required; %s)\n", f.cfg.Name, url, files)
-		fmt.Fprintf(stderr, "verbsurface serve: bearer token %s; a client connects with:\n  claude mcp add --transport http %s %s --header \"Authorization: Bearer %s\"\n",
-			source, shellQuote(f.cfg.Name), url, tokenRef)
+		fmt.Fprintf(stderr, "verbsurface serve: bearer token %s; a client connects with it from $%s (its configuration keeps only that name):\n%s",
+			source, tokenEnv, clientconfig.HTTPHint("verbsurface install CLIENT -c "+shellQuote(absPath(f.cfg.file)), &clientconfig.Server{Name: clientName(f.cfg.Name), URL: url, TokenEnv: tokenEnv}, tokenPath))
 	}
 	return mcphttp.Serve(ctx, ln, server, o)
 }

@@ -14,14 +14,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
-
-// version is the serverInfo.version the server reports.
-const version = "0.1.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -112,7 +110,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 					return exitError(1)
 				}
 			}
-			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: version}, nil)
+			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: buildinfo.Version()}, nil)
 			verbsurface.AddRequestTool(server, f.surface)
 			if hopts != nil {
 				return serveHTTP(c.Context(), f, server, &hf, hopts, os.Getenv, stderr)
@@ -129,7 +127,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	call := &cobra.Command{
 		Use:   "call -c FILE REQUEST",
-		Short: "answer one request (the tool's JSON arguments) and print the response",
+		Short: "answer one request (the tool's JSON arguments) and print the response; exit 0 success, 2 partial, 1 error",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := load()
@@ -138,10 +136,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			resp := f.surface.Handle(c.Context(), json.RawMessage(args[0]), nil)
 			fmt.Fprintf(stdout, "%s\n", resp.JSON())
-			if resp.IsError() {
-				return exitError(1)
-			}
-			return nil
+			return callExit(resp.Status, resp.IsError())
 		},
 	}
 
@@ -227,10 +222,11 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 
-	for _, c := range []*cobra.Command{serve, call, check, inventory} {
+	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
+	setVersion(root, stdout)
 	return root
 }
 

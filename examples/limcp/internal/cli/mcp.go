@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+	"github.com/verbsurface/verbsurface/internal/clientconfig"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -137,6 +138,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		defer srv.Close()
 		if httpAddr == "" {
 			a.emitted = true // stdout belongs to the MCP session now
+			if stdinIsTerminal() {
+				terminalNotice(a.opts.Stderr)
+			}
 			if err := srv.ServeStdio(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(a.opts.Stderr, "limcp mcp: %v\n", err)
 				return ExitStatus(1)
@@ -154,7 +158,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		url := fmt.Sprintf("http://%s%s", ln.Addr(), server.HTTPPath)
 		// Where the token is, for the client line: never the token itself,
 		// which stderr (a terminal, a log) should not carry.
-		source, tokenRef := "", "$"+server.TokenEnv
+		source, tokenPath := "", ""
 		switch {
 		case insecureNoAuth:
 		case tokenFile != "":
@@ -162,7 +166,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			if err != nil {
 				abs = tokenFile
 			}
-			source, tokenRef = "from --token-file "+tokenFile, "$(cat "+shellQuote(abs)+")"
+			source, tokenPath = "from --token-file "+tokenFile, abs
 		case hopts.Token != "":
 			source = "from $" + server.TokenEnv
 		default:
@@ -172,7 +176,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "http"}, "limcp mcp --http %s: %v", httpAddr, err)
 			}
 			hopts.Token = tok
-			source, tokenRef = "read from "+path+" (yours, no group or other access)", "$(cat "+shellQuote(path)+")"
+			source, tokenPath = "read from "+path+" (yours, no group or other access)", path
 			if generated {
 				source = "generated into " + path + " (mode 0600)"
 			}
@@ -186,7 +190,8 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: WARNING: --insecure-no-auth: every local user and every process on this machine can call the tool as you (start runs, read their output). Use it only on a single-user machine.\n")
 		} else {
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on %s (home %s, bearer token required; %s)\n", url, home, files)
-			fmt.Fprintf(a.opts.Stderr, "limcp mcp: bearer token %s; a client connects with:\n  claude mcp add --transport http limcp %s --header \"Authorization: Bearer %s\"\n", source, url, tokenRef)
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: bearer token %s; a client connects with it from $%s (its configuration keeps only that name):\n%s",
+				source, server.TokenEnv, clientconfig.HTTPHint("limcp mcp install", &clientconfig.Server{Name: "limcp", URL: url, TokenEnv: server.TokenEnv}, tokenPath))
 		}
 		a.emitted = true
 		if err := srv.ServeHTTP(ctx, ln, hopts); err != nil {
@@ -195,6 +200,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		}
 		return nil
 	})
+	c.AddCommand(a.mcpInstallCmd())
 	return c
 }
 

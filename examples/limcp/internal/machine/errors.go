@@ -80,8 +80,10 @@ const (
 	UnknownSchedule Code = "unknown_schedule"
 	// UnknownTeam: no team has this name. Details: {"team": NAME}.
 	UnknownTeam Code = "unknown_team"
-	// AlreadyExists: a schedule or team with this name exists.
-	// Details: {"name": NAME}.
+	// AlreadyExists: a schedule or team with this name exists, or (limcp
+	// mcp install) the MCP client already has a server of this name.
+	// Details: {"name": NAME}; for install also "client", "scope" and
+	// "replaceable" (whether --force would replace it).
 	AlreadyExists Code = "already_exists"
 	// WaitFailed: `job wait` could not observe (the whole observation failed).
 	WaitFailed Code = "wait_failed"
