@@ -23,7 +23,7 @@ import (
 // mcpCmd is `limcp mcp`, the server face (package server).
 func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, tokenFile string
-	var readOnly, noNotify, insecureNoAuth bool
+	var readOnly, noNotify, insecureNoAuth, allowHardLinks bool
 	var allowOrigins, roots []string
 	var sessionTimeout time.Duration
 	var maxSessions int
@@ -68,7 +68,8 @@ Files a caller names (prompt_file, flow's spec, cwd) must lie under a --root
 DIR (repeatable; resolved to its real path at start). Without --root, a stdio
 server's one root is its working directory (the directory its client started
 it in), and an HTTP server allows no file access at all. /proc and /sys are
-never inside a root.
+never inside a root. A file with more than one name (a hard link, which
+may be a file outside the roots) is refused unless --allow-hard-links.
 
 The runs the server submits notify it when they end ($` + server.NotifyURLEnv + `), which
 wakes job.wait early. --no-notify leaves that out (job.wait then wakes on
@@ -85,6 +86,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
+	c.Flags().BoolVar(&allowHardLinks, "allow-hard-links", false, "admit files with more than one name (hard links) under the roots; only for roots no untrusted process can write in")
 	c.Flags().StringVar(&policyFile, "policy", "", "enforce this policy file on every op (allow, ask the person, deny; see limcp policy check)")
 	c.Flags().DurationVar(&confirmWithin, "confirm-within", verbsurface.DefaultConfirmWithin, "how long the person has to answer a policy's ask before it expires")
 	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
@@ -130,6 +132,8 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			Limits:        limits,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
+
+			AllowHardLinks: allowHardLinks,
 		})
 		if err != nil {
 			return machine.Errorf(machine.Internal, nil, "%v", err)
