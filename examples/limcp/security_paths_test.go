@@ -3,12 +3,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +23,68 @@ import (
 // deny rule on cwd was bypassed by spelling the path another way, a label
 // could make a terminal client show another op than the one asked about,
 // and a hard link inside a root read a file outside it.
+
+// pathsServer is what these tests ask of a server: one root, a policy
+// file, hard links allowed or not.
+type pathsServer struct {
+	root, policy   string
+	allowHardLinks bool
+}
+
+// pathsFronts are the servers these tests attack: limcp mcp over stdio
+// and HTTP, and the YAML front serving examples/limcp/verbsurface.yaml
+// with the same root and policy.
+var pathsFronts = []struct {
+	name string
+	dial func(e *env, p pathsServer) *mcpClient
+}{
+	{"limcp mcp stdio", func(e *env, p pathsServer) *mcpClient { return e.dialStdio(nil, nil, p.limcpArgs()...) }},
+	{"limcp mcp http", func(e *env, p pathsServer) *mcpClient { return securityHTTP(e, nil, p.limcpArgs()...) }},
+	{"verbsurface serve", dialFrontPaths},
+}
+
+func (p pathsServer) limcpArgs() []string {
+	args := []string{"--root", p.root, "--no-notify"}
+	if p.policy != "" {
+		args = append(args, "--policy", p.policy)
+	}
+	if p.allowHardLinks {
+		args = append(args, "--allow-hard-links")
+	}
+	return args
+}
+
+// dialFrontPaths serves verbsurface.yaml with p's root, policy and hard
+// link setting added, over stdio.
+func dialFrontPaths(e *env, p pathsServer) *mcpClient {
+	e.t.Helper()
+	b, err := os.ReadFile("verbsurface.yaml")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg := string(b) + "roots: [" + strconv.Quote(p.root) + "]\n"
+	if p.policy != "" {
+		cfg += "policy: " + strconv.Quote(p.policy) + "\n"
+	}
+	if p.allowHardLinks {
+		cfg += "allow_hard_links: true\n"
+	}
+	file := filepath.Join(e.t.TempDir(), "verbsurface.yaml")
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	cmd := exec.Command(verbsurfaceBin(e.t.(*testing.T)), "serve", "-c", file)
+	cmd.Env = append(e.environ(), "PATH="+filepath.Dir(limcpBin)+string(os.PathListSeparator)+os.Getenv("PATH"), "LIMCP_HOME="+e.home)
+	log := &serverLog{}
+	cmd.Stderr = log
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "paths", Version: "v0"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		e.t.Fatalf("starting verbsurface serve: %v\n%s", err, log)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return &mcpClient{t: e.t, cs: cs, home: e.home}
+}
 
 // prodFixture is a root with prod and dev directories and a symlink to
 // prod, all by real path.
@@ -41,10 +107,10 @@ func prodFixture(t *testing.T) (root string) {
 
 // TestPolicyOnRealPaths: a deny rule on cwd matching ROOT/prod refuses
 // ROOT/prod however it is spelt (/./, dev/../, a symlink, a doubled
-// slash), over stdio and HTTP, and starts no run; ROOT/dev runs, with its
-// real path in the run's spec.
+// slash), on both fronts, and starts no run; ROOT/dev runs, with its real
+// path in the run's spec.
 func TestPolicyOnRealPaths(t *testing.T) {
-	for _, tr := range securityTransports {
+	for _, tr := range pathsFronts {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
@@ -58,7 +124,7 @@ rules:
     decision: deny
     reason: prod is off limits
 `)
-			c := tr.dial(e, nil, "--root", root, "--policy", pol, "--no-notify")
+			c := tr.dial(e, pathsServer{root: root, policy: pol})
 			fp := c.help("agent.submit").SchemaFingerprint
 			for _, cwd := range []string{root + "/prod", root + "/./prod", root + "/dev/../prod", root + "/to-prod", root + "//prod"} {
 				o := c.op("agent.submit", map[string]any{"model": "echo", "prompt": "hi", "cwd": cwd}, fp)
@@ -125,11 +191,11 @@ rules:
 
 // TestHardLinksRefusedInRoots: a prompt file or flow spec that is a hard
 // link inside the root to a secret outside it is refused (outside_roots,
-// saying why and how the operator allows it) over stdio and HTTP, and
-// nothing of the secret comes back; with --allow-hard-links the operator's
-// word admits it.
+// saying why and how the operator allows it) on both fronts, and nothing
+// of the secret comes back; with --allow-hard-links (allow_hard_links:
+// true) the operator's word admits it.
 func TestHardLinksRefusedInRoots(t *testing.T) {
-	for _, tr := range securityTransports {
+	for _, tr := range pathsFronts {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
@@ -138,7 +204,7 @@ func TestHardLinksRefusedInRoots(t *testing.T) {
 			if err := os.Link(f.secret, link); err != nil {
 				t.Skipf("no hard links here: %v", err)
 			}
-			c := tr.dial(e, nil, "--root", f.root)
+			c := tr.dial(e, pathsServer{root: f.root})
 			for verb, param := range map[string]string{"agent.submit": "prompt_file", "flow.submit": "spec"} {
 				args := map[string]any{param: link}
 				if verb == "agent.submit" {
@@ -157,7 +223,7 @@ func TestHardLinksRefusedInRoots(t *testing.T) {
 				t.Fatalf("%d runs started", n)
 			}
 
-			allowed := tr.dial(newEnv(t), nil, "--root", f.root, "--allow-hard-links")
+			allowed := tr.dial(newEnv(t), pathsServer{root: f.root, allowHardLinks: true})
 			var s submitted
 			allowed.must(&s, "agent.submit", map[string]any{"model": "echo", "prompt_file": link}, allowed.help("agent.submit").SchemaFingerprint)
 		})
