@@ -67,9 +67,11 @@ const DefaultIdleTimeout = 60 * time.Second
 const DefaultMaxBodyBytes = 4 << 20
 
 // DefaultMaxDecodingBytes caps the bodies of the requests being decoded
-// and served at once when [Options.MaxDecodingBytes] is zero: 16 MiB, four
-// of the largest requests, or thousands of small ones.
-const DefaultMaxDecodingBytes = 16 << 20
+// and served at once when [Options.MaxDecodingBytes] is zero: 8 MiB, two of
+// the largest requests, or thousands of small ones. Each byte of a body
+// being served costs about six of memory (the package documentation gives
+// the arithmetic), so this keeps a server under about 100 MB.
+const DefaultMaxDecodingBytes = 8 << 20
 
 // ErrNonLoopback is returned by [Listen] when the address is not a
 // loopback one and no token is configured.
