@@ -74,19 +74,36 @@ func dialAttack(t testing.TB, rawURL string) *attackConn {
 
 // post writes one POST of body to /mcp with the given header lines.
 func (c *attackConn) post(body string, hdr ...string) error {
+	return c.postParts([]string{body}, hdr...)
+}
+
+// postParts is post of a body written in parts: the headers go out at
+// once and no part is copied, so a 4 MiB request costs the test nothing
+// before the server sees its headers.
+func (c *attackConn) postParts(body []string, hdr ...string) error {
+	n := 0
+	for _, p := range body {
+		n += len(p)
+	}
 	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
 		"Mcp-Protocol-Version: " + legacyProtocol + "\r\n"
 	for _, h := range hdr {
 		req += h + "\r\n"
 	}
-	req += fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
-	_, err := io.WriteString(c, req+body)
-	return err
+	req += fmt.Sprintf("Content-Length: %d\r\n\r\n", n)
+	for _, p := range append([]string{req}, body...) {
+		if _, err := io.WriteString(c, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// response reads one response and its body.
-func (c *attackConn) response() (*http.Response, string, error) {
-	c.SetReadDeadline(time.Now().Add(60 * time.Second))
+// response reads one response and its body, waiting a minute at most.
+func (c *attackConn) response() (*http.Response, string, error) { return c.responseWithin(time.Minute) }
+
+func (c *attackConn) responseWithin(d time.Duration) (*http.Response, string, error) {
+	c.SetReadDeadline(time.Now().Add(d))
 	resp, err := http.ReadResponse(c.br, nil)
 	if err != nil {
 		return nil, "", err
@@ -103,6 +120,27 @@ func (c *attackConn) closedWithin(d time.Duration) bool {
 	_, err := io.Copy(io.Discard, c.br)
 	var ne net.Error
 	return !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// stillOpen is how many of conns the server has not closed within d,
+// all waited for at once.
+func stillOpen(conns []*attackConn, d time.Duration) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	open := 0
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !c.closedWithin(d) {
+				mu.Lock()
+				open++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return open
 }
 
 // TestHTTPRefusedConnectionsAreClosed: 300 connections that each send one
@@ -127,12 +165,7 @@ func TestHTTPRefusedConnectionsAreClosed(t *testing.T) {
 		}
 		conns[i] = c
 	}
-	open := 0
-	for _, c := range conns {
-		if !c.closedWithin(10 * time.Second) {
-			open++
-		}
-	}
+	open := stillOpen(conns, 10*time.Second)
 	after := fdCount(t, srv.pid)
 	t.Logf("server descriptors: %d before, %d after %d refused connections stayed open on the client side; %d still open on the server's", before, after, n, open)
 	if open > 0 {
@@ -218,12 +251,7 @@ func TestHTTPConnectionCap(t *testing.T) {
 	}
 	c := e.dialHTTP(srv.url, token)
 	c.must(nil, "job.list", map[string]any{}, "")
-	closed := 0
-	for _, a := range attack {
-		if a.closedWithin(20 * time.Millisecond) {
-			closed++
-		}
-	}
+	closed := max - stillOpen(attack, 50*time.Millisecond)
 	if closed == 0 {
 		t.Fatal("no connection on probation was closed to make room")
 	}
@@ -330,8 +358,8 @@ func decodingBytes(args []string) int64 {
 func memoryAttack(t *testing.T, rawURL, token, id string) {
 	t.Helper()
 	const n = 64
-	envelope := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request","arguments":{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"%s"}}]}}}`
-	filler := strings.Repeat("A", 4<<20-len(envelope)-16)
+	head, tail := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request","arguments":{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"`, `"}}]}}}`
+	filler := strings.Repeat("A", 4<<20-len(head)-len(tail)-16)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
@@ -339,11 +367,13 @@ func memoryAttack(t *testing.T, rawURL, token, id string) {
 		go func() {
 			defer wg.Done()
 			c := dialAttack(t, rawURL)
-			if err := c.post(fmt.Sprintf(envelope, i+10, filler), "Authorization: Bearer "+token, "Mcp-Session-Id: "+id); err != nil {
+			if err := c.postParts([]string{fmt.Sprintf(head, i+10), filler, tail}, "Authorization: Bearer "+token, "Mcp-Session-Id: "+id); err != nil {
 				errs <- err
 				return
 			}
-			resp, body, err := c.response()
+			// The calls are answered about two at a time, as the decoding
+			// budget allows: the last waits for all the others.
+			resp, body, err := c.responseWithin(5 * time.Minute)
 			switch {
 			case err != nil:
 				errs <- err
@@ -356,5 +386,32 @@ func memoryAttack(t *testing.T, rawURL, token, id string) {
 	close(errs)
 	for err := range errs {
 		t.Errorf("a 4 MiB call: %v", err)
+	}
+}
+
+// TestHTTPBoundRefusals: a bound that would turn its limit off, or a
+// decoding budget below the body cap, stops the server at start, naming
+// the flag; a bound without --http is refused too.
+func TestHTTPBoundRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-conns", "0"}, "--max-conns 0: must be at least 1"},
+		{[]string{"--read-timeout", "0s"}, "--read-timeout 0s: must be positive"},
+		{[]string{"--write-timeout", "-1s"}, "--write-timeout -1s: must be positive"},
+		{[]string{"--idle-timeout", "0s"}, "--idle-timeout 0s: must be positive"},
+		{[]string{"--max-body-bytes", "0"}, "--max-body-bytes 0: must be at least 1"},
+		{[]string{"--max-body-bytes", "2048", "--max-decoding-bytes", "1024"}, "--max-decoding-bytes 1024 is below --max-body-bytes 2048"},
+	} {
+		bad := e.fail("invalid_argument", append([]string{"mcp", "--http", "127.0.0.1:0"}, c.args...)...)
+		if !strings.Contains(bad.Error.Message, c.want) {
+			t.Errorf("%v: %s; want %q", c.args, bad.Error.Message, c.want)
+		}
+	}
+	if bad := e.fail("invalid_argument", "mcp", "--max-conns", "3"); !strings.Contains(bad.Error.Message, "--max-conns applies to --http only") {
+		t.Errorf("a bound without --http: %s", bad.Error.Message)
 	}
 }
