@@ -36,9 +36,8 @@ const DefaultSessionTimeout = 30 * time.Minute
 const DefaultMaxSessions = 64
 
 // DefaultMaxConns is how many connections may be open at once when
-// [Options.MaxConns] is zero: a tenth of a common descriptor limit of
-// 1,024 per process, yet more than any number of clients one operator
-// runs.
+// [Options.MaxConns] is zero: a quarter of the common descriptor limit of
+// 1,024 per process, yet more than the clients one operator runs.
 const DefaultMaxConns = 256
 
 // DefaultReadHeaderTimeout bounds how long a request's headers may take to

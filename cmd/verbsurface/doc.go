@@ -51,6 +51,7 @@
 // token holders share one spawn rate, as limcp mcp's do: one token is one
 // principal, and a bucket per session would let its holder multiply the
 // rate by opening sessions. Callers may name
-// files only under the configuration's roots: (none by default), and
-// env.pass may not list VERBSURFACE_TOKEN.
+// files only under the configuration's roots: (none by default; a file
+// with more than one name is refused there unless allow_hard_links:
+// true), and env.pass may not list VERBSURFACE_TOKEN.
 package main
