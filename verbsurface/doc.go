@@ -156,10 +156,11 @@
 // Each op passes these gates in order, and the first that fails is its
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
-// validate; the stored-command guard (see "Stored commands"); the
-// [Policy] (with validated args; [ReadOnly] admits only observe verbs);
-// the [Decider] (see "Confirmation"); the fingerprint (spawn only);
-// confinement of path arguments to the roots; the preparer; then the
+// validate; the stored-command guard (see "Stored commands");
+// confinement of path arguments to the roots (see "Files and roots"); the
+// [Policy] (with validated args, path arguments as real paths; [ReadOnly]
+// admits only observe verbs); the [Decider] (see "Confirmation"); the
+// fingerprint (spawn only); the spawn rate; the preparer; then the
 // handler, or the rendered command "PATH... MACHINE_ARGS FIXED_ARGS
 // OPTIONS... -- POSITIONALS..." through the verb's Runner
 // ([Verb.Runner], else Options.Runner; both under the same MaxInFlight
@@ -208,16 +209,26 @@
 // file or a directory it reads: a linter's FILE_OR_DIR).
 //
 // The operator, who alone is trusted, lists the allowed roots in
-// Options.Roots. After the fingerprint and before the preparer, every path
+// Options.Roots. After validation and before the policy, every path
 // argument is opened inside the root that holds it (os.Root: ".." and
 // symlinks are resolved without leaving the root), without blocking, and
-// judged by what was opened: its real path (the kernel's, on Linux) must lie
-// under a root and outside /proc and /sys (also by filesystem type), and its
-// type must serve the use (a FIFO, device or socket is refused without a
-// byte read). A refusal is invalid_args with rule outside_roots (naming the
-// roots; or, with no roots at all, saying the surface allows no file access
-// and how its operator enables it: Options.NoRootsHint) or unusable_path.
-// What runs gets the real path in place of the caller's, and a preparer
+// judged by what was opened: its real path (the kernel's, on Linux) must
+// lie under a root and outside /proc and /sys (also by filesystem type),
+// and its type must serve the use (a FIFO, device or socket is refused
+// without a byte read). A regular file with more than one name (a hard
+// link) is refused too, unless Options.AllowHardLinks: a hard link inside a
+// root to a file outside it has a real path inside the root, and nothing
+// finds a file's other names. A refusal is invalid_args with rule
+// outside_roots (naming the roots; or, with no roots at all, saying the
+// surface allows no file access and how its operator enables it:
+// Options.NoRootsHint) or unusable_path. What runs gets the real path in
+// place of the caller's, and so does every policy: [Policy], the [Decider]
+// and [Options.OnOp] see "/srv/prod" for "/srv/./prod", "/srv/dev/../prod"
+// or a symlink to it, so a condition on a path cannot be bypassed by
+// spelling it another way. (Confinement runs before the policy for that
+// reason, and so an op it refuses is refused as invalid_args even where a
+// policy would deny it: whether a path inside a root exists is the caller's
+// to learn; a policy is no way to hide a file under a root.) A preparer
 // reads the very file that was checked through [OpenConfined]
 // (dispatch.PromptSnapshots.Open and dispatch.FileSnapshots.Open take it),
 // so a swap between the check and the read changes nothing.
@@ -229,6 +240,8 @@
 // through OpenConfined (otherwise the CLI, too, opens the real path again).
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
+// Hard links are told apart only where the platform reports a link count
+// (every Unix; not Windows).
 //
 // # Stored commands
 //
@@ -285,8 +298,9 @@
 // running nothing), the tool answers with an input-required result (the
 // multi round-trip requests of protocol 2026-07-28, SEP-2322): one form
 // elicitation, id [ConfirmInputID], whose message shows each such op (verb,
-// rule, reason, args, every long value cut with its size and SHA-256:
-// [ConfirmMessage]) and asks for a boolean "confirm", and a requestState.
+// rule, reason, args, every long value cut with its size and SHA-256, every
+// control, bidi or line-separator character escaped: [ConfirmMessage]) and
+// asks for a boolean "confirm", and a requestState.
 // The client asks its person and calls again with the answer and the state.
 // go-sdk serves clients on older protocols the same handler through its
 // compatibility path: it sends elicitation/create itself and calls the
@@ -294,7 +308,10 @@
 //
 // Nothing is kept between rounds. The requestState is sealed with
 // HMAC-SHA256 under a key drawn at random when the surface is made, and
-// binds, for each asked op, its index, verb, [ArgsDigest] and rule, an
+// binds, for each asked op, its index, verb, [ArgsDigest] (of its args as
+// the Decider saw them: path arguments as real paths, so the person
+// confirms the files that will be used and a symlink re-pointed before the
+// retry makes it invalid) and rule, an
 // expiry ([Options.ConfirmWithin], [DefaultConfirmWithin]), and on older
 // protocols the session. On the retry every gate runs again and the op runs
 // only when the person accepted (confirm true) and the state is genuine,

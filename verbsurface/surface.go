@@ -78,6 +78,13 @@ type Options struct {
 	// rule outside_roots. See "Files and roots" in the package
 	// documentation.
 	Roots []string
+	// AllowHardLinks admits, as a path argument, a regular file with more
+	// than one name (a hard link). By default such a file is refused with
+	// rule outside_roots: a hard link inside a root may be a file that
+	// names outside every root also reach (a secret linked in by anyone
+	// who can write in the root), and nothing tells where its other names
+	// are. Allow them only for roots nobody untrusted can write in.
+	AllowHardLinks bool
 	// NoRootsHint completes the refusal of a path argument when Roots is
 	// empty, telling the caller how the operator enables file access
 	// ("its operator can start it with --root DIR").
@@ -486,10 +493,12 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, index int, op env
 
 // runGates runs one op through every gate, in this order: resolve the
 // name; project the verb (unavailable, fenced); resolve the dynamic
-// parameter; validate args; guard a stored command; ask the policy (Options.ReadOnly,
-// Options.Policy, then Options.Decide); check the fingerprint (spawn
-// only); confine path arguments to the roots; prepare; execute (handler or
-// rendered command). rec learns the args and the decision.
+// parameter; validate args; guard a stored command; confine path
+// arguments to the roots; ask the policy (Options.ReadOnly,
+// Options.Policy, then Options.Decide) with the real paths in place of the
+// caller's; check the fingerprint (spawn only); take a spawn token;
+// prepare; execute (handler or rendered command). rec learns the args (as
+// the policy saw them) and the decision.
 func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op envelopeOp, progress ProgressFunc, rec *OpRecord) *OpResult {
 	res := &OpResult{Op: op.Op, Class: classNone}
 	fail := func(eo *ErrorObject) *OpResult {
@@ -504,7 +513,19 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if g.err != nil {
 		return fail(g.err)
 	}
-	v, p, args, normalized := g.verb, g.proj, g.args, g.normalized
+	v, p := g.verb, g.proj
+	rec.Args = g.args
+	// Caller-named files: opened inside a root and checked before the
+	// policy sees the op, so that every condition on a path is judged on
+	// the real path that runs, not on the caller's spelling of it ("/./",
+	// "/../", a symlink); what runs gets the real paths too, and a
+	// preparer reads the opened file (OpenConfined).
+	c, problems := s.confineOp(v, p, g)
+	if len(problems) > 0 {
+		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
+	}
+	defer closeConfined(c.files)
+	args := c.policy
 	rec.Args = args
 	if eo := s.policyError(ctx, v, args); eo != nil {
 		return fail(eo)
@@ -535,7 +556,7 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
 	}
-	args = normalized
+	args = c.run
 
 	// Contract C6: only an observation may be cut short by the caller.
 	// Spawn and control ops run detached from the request's cancellation
@@ -544,17 +565,8 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if v.Class != ClassObserve {
 		ctx = context.WithoutCancel(ctx)
 	}
-	// Caller-named files: opened inside a root and checked before the
-	// preparer or the command sees them; what runs gets the real paths,
-	// and a preparer reads the opened file (OpenConfined).
-	confinedArgs, files, problems := s.confine(pathParams(v, p.cmd), args)
-	if len(problems) > 0 {
-		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
-	}
-	defer closeConfined(files)
-	args = confinedArgs
-	if len(files) > 0 {
-		ctx = context.WithValue(ctx, confinedKey{}, files)
+	if len(c.files) > 0 {
+		ctx = context.WithValue(ctx, confinedKey{}, c.files)
 	}
 	if v.Prepare != nil {
 		prepared, info, cleanup, err := v.Prepare(ctx, args)

@@ -53,6 +53,9 @@ type Config struct {
 	Verbs []VerbConfig `yaml:"verbs"`
 	// Roots are the directories under which callers may name files.
 	Roots []string `yaml:"roots"`
+	// AllowHardLinks admits a file with more than one name under the
+	// roots (verbsurface.Options.AllowHardLinks); refused by default.
+	AllowHardLinks bool `yaml:"allow_hard_links"`
 	// Policy is a policy file (package policy): allow, ask or deny per
 	// verb and argument, checked against the live verbs at start.
 	Policy string `yaml:"policy"`

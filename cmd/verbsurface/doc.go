@@ -93,10 +93,16 @@
 // Without a configured token only loopback is served; --insecure-no-auth
 // serves loopback with no token at all. A foreign browser Origin gets 403
 // unless listed with --allow-origin; idle sessions close after
-// --session-timeout and at most --max-sessions are open (then 503). All
+// --session-timeout and at most --max-sessions are open (then 503). Every
+// connection is bounded as limcp mcp's are, with the same flags
+// (--max-conns, --read-timeout, --write-timeout, --idle-timeout,
+// --max-body-bytes, --max-decoding-bytes; see package mcphttp): a
+// connection without the token is closed after its first refusal and first
+// to make room, and the request bodies being decoded at once are capped. All
 // token holders share one spawn rate, as limcp mcp's do: one token is one
 // principal, and a bucket per session would let its holder multiply the
 // rate by opening sessions. Callers may name
-// files only under the configuration's roots: (none by default), and
-// env.pass may not list VERBSURFACE_TOKEN.
+// files only under the configuration's roots: (none by default; a file
+// with more than one name is refused there unless allow_hard_links:
+// true), and env.pass may not list VERBSURFACE_TOKEN.
 package main

@@ -169,6 +169,8 @@ func newFront(cfg *Config) (*front, error) {
 		Title:       cfg.Name,
 		Roots:       roots,
 		NoRootsHint: noRootsHint,
+
+		AllowHardLinks: cfg.AllowHardLinks,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {

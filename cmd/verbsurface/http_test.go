@@ -45,6 +45,7 @@ func (l *lockedBuffer) String() string {
 // httpServer is a running `verbsurface serve --http` of the real binary.
 type httpServer struct {
 	url string
+	pid int
 	log *lockedBuffer
 }
 
@@ -92,7 +93,7 @@ func serveHTTPBin(t *testing.T, env []string, args ...string) *httpServer {
 	deadline := time.After(30 * time.Second)
 	for {
 		if m := listening.FindStringSubmatch(log.String()); m != nil && strings.Contains(log.String(), "\n") {
-			return &httpServer{url: m[1], log: log}
+			return &httpServer{url: m[1], pid: cmd.Process.Pid, log: log}
 		}
 		select {
 		case err := <-exited:

@@ -45,6 +45,9 @@ type Options struct {
 	// file access: every path argument is refused, saying the operator can
 	// start the server with --root DIR.
 	Roots []string
+	// AllowHardLinks admits a file with more than one name under the roots
+	// (verbsurface.Options.AllowHardLinks, --allow-hard-links).
+	AllowHardLinks bool
 
 	// Env is what the CLI commands' environment is built from: it is
 	// narrowed by the environment rule of package runenv, then the server
@@ -214,6 +217,8 @@ func New(opts Options) (*Server, error) {
 		ReadOnly:      opts.ReadOnly,
 		Roots:         opts.Roots,
 		NoRootsHint:   NoRootsHint,
+
+		AllowHardLinks: opts.AllowHardLinks,
 
 		MaxInFlight:      opts.Limits.MaxInFlight,
 		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
