@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +28,53 @@ import (
 // behind them, and 64 concurrent 4 MiB tools/call took the server from 17
 // MB to 1.23 GB. The same attacks on `verbsurface serve --http` are in
 // cmd/verbsurface/http_limits_test.go.
+// connCount is how many TCP connections the process pid holds that it
+// accepted on the port of url: its socket descriptors whose inodes
+// /proc/PID/net/tcp and tcp6 list with that local port in a state other
+// than LISTEN. A count of all its descriptors would also count whatever
+// else the server opens meanwhile (a command's pipes, a store watcher),
+// and a cap on connections is about connections.
+func connCount(t testing.TB, pid int, serverURL string) int {
+	t.Helper()
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.ParseInt(u.Port(), 10, 32)
+	if err != nil {
+		t.Fatalf("no port in %s: %v", serverURL, err)
+	}
+	inodes := map[string]bool{}
+	for _, table := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] == "0A" { // 0A: LISTEN
+				continue
+			}
+			_, hexPort, _ := strings.Cut(f[1], ":")
+			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil && p == port {
+				inodes[f[9]] = true
+			}
+		}
+	}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("cannot count connections here: %v", err)
+	}
+	n := 0
+	for _, e := range ents {
+		link, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok && inodes[strings.TrimSuffix(inode, "]")] {
+			n++
+		}
+	}
+	return n
+}
 
 // fdCount is how many descriptors a process has open.
 func fdCount(t testing.TB, pid int) int {
@@ -235,7 +284,6 @@ func TestHTTPConnectionCap(t *testing.T) {
 	const token = "cap-test-token-0123456789abcdefghijkl"
 	const max = 64
 	srv := e.startHTTPServer(token, "--max-conns", fmt.Sprint(max))
-	base := fdCount(t, srv.pid)
 	attack := make([]*attackConn, max)
 	for i := range attack {
 		attack[i] = dialAttack(t, srv.url)
@@ -243,9 +291,9 @@ func TestHTTPConnectionCap(t *testing.T) {
 	}
 	// Every attack connection is the server's before the token holder comes.
 	deadline := time.Now().Add(10 * time.Second)
-	for fdCount(t, srv.pid) < base+max {
+	for connCount(t, srv.pid, srv.url) < max {
 		if time.Now().After(deadline) {
-			t.Fatalf("the server took %d of %d attack connections", fdCount(t, srv.pid)-base, max)
+			t.Fatalf("the server took %d of %d attack connections", connCount(t, srv.pid, srv.url), max)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -255,7 +303,7 @@ func TestHTTPConnectionCap(t *testing.T) {
 	if closed == 0 {
 		t.Fatal("no connection on probation was closed to make room")
 	}
-	if n := fdCount(t, srv.pid) - base; n > max {
+	if n := connCount(t, srv.pid, srv.url); n > max {
 		t.Fatalf("the server holds %d connections; the cap is %d", n, max)
 	}
 	t.Logf("%d of %d attack connections closed to make room for the token holder's session", closed, max)
