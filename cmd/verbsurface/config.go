@@ -108,6 +108,10 @@ type VerbConfig struct {
 	// Files lists the parameters that name files: "param" (read),
 	// "param:write", "param:dir", "param:read".
 	Files []string `yaml:"files"`
+	// Spawns marks a verb of another class whose command starts runs (a
+	// scheduler's tick): each op takes a spawn token as a spawn op does
+	// (verbsurface.Verb.Spawns), however many runs it then starts.
+	Spawns bool `yaml:"spawns"`
 
 	line int
 }

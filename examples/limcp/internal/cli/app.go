@@ -15,6 +15,7 @@ import (
 	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
@@ -153,6 +154,16 @@ func (a *app) runtime(ctx context.Context) (*run.Runtime, error) {
 		return nil, err
 	}
 	return &run.Runtime{Store: st, Home: home, Exe: exe}, nil
+}
+
+// limits are the state home's bounds (package quota), from its
+// config.yaml: the defaults for what it does not set.
+func (a *app) limits() (quota.Limits, error) {
+	home, err := a.resolvedHome()
+	if err != nil {
+		return quota.Defaults, err
+	}
+	return notify.Limits(home)
 }
 
 func (a *app) close() {

@@ -206,6 +206,7 @@ PLAYBOOK name.`,
 		Args: cobra.RangeArgs(1, 2),
 	}
 	c.Flags().StringVar(&show, "show", "", "group this play under the open show of this name (created if none is open)")
+	constrainName(c, "show")
 	f.add(c)
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		pb, fp, values, ok, err := playbook.Injected(cmd)
@@ -227,6 +228,11 @@ PLAYBOOK name.`,
 		if pb.Name != args[0] {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "playbook"},
 				"the playbook named %q is not the one whose flags were injected (%q); give PLAYBOOK before the playbook's flags", args[0], pb.Name)
+		}
+		if show != "" {
+			if err := checkName("show", show); err != nil {
+				return err
+			}
 		}
 		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
 		if err != nil {

@@ -5,7 +5,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,9 +18,10 @@ func (a *app) teamCmd() *cobra.Command {
 
 func (a *app) teamCreateCmd() *cobra.Command {
 	c := &cobra.Command{Use: "create NAME", Short: "create a team board", Args: cobra.ExactArgs(1)}
+	constrainName(c, "name")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		if strings.TrimSpace(args[0]) == "" {
-			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "name"}, "a team name cannot be empty")
+		if err := checkName("name", args[0]); err != nil {
+			return err
 		}
 		st, err := a.store(cmd.Context())
 		if err != nil {

@@ -60,9 +60,39 @@ func (l *livePolicy) admit(ctx context.Context, op verbsurface.PolicyOp) error {
 // it is judged against the live_runs limit.
 const liveSettle = 5 * time.Second
 
-func (l *livePolicy) release() {
+func (l *livePolicy) release() { l.releaseN(1) }
+
+// reserve admits up to n runs at once (a tick's): as many as fit under the
+// limit now, counted through the CLI plus the admitted ops still in
+// flight. Those admitted are pending until releaseN. It never waits: a
+// run counted twice (pending and already in the store) only makes it
+// admit fewer, the safe side.
+func (l *livePolicy) reserve(ctx context.Context, n int) (int, error) {
 	l.mu.Lock()
-	l.pending--
+	defer l.mu.Unlock()
+	live, err := l.count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+	}
+	got := max(0, min(n, l.max-live-l.pending))
+	l.pending += got
+	return got, nil
+}
+
+// headroom is how many more runs the limit admits now.
+func (l *livePolicy) headroom(ctx context.Context) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	live, err := l.count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+	}
+	return max(0, l.max-live-l.pending), nil
+}
+
+func (l *livePolicy) releaseN(n int) {
+	l.mu.Lock()
+	l.pending -= n
 	l.mu.Unlock()
 }
 
