@@ -12,14 +12,14 @@ import (
 
 // Schedule is a stored cron entry: a limcp spawn command run when due.
 type Schedule struct {
-	Name         string    `json:"name"`
-	Cron         string    `json:"cron"`
-	Command      []string  `json:"command"` // argv after the program, e.g. ["agent","echo","hi"]
+	Name    string   `json:"name"`
+	Cron    string   `json:"cron"`
+	Command []string `json:"command"` // argv after the program, e.g. ["agent","echo","hi"]
 	// Cwd is the directory the command runs in when it names none (the
 	// adder's working directory). It is not in the machine result: that
 	// reaches MCP callers, and the directory is the server's, not theirs
 	// (`limcp schedule show` prints it for a person).
-	Cwd string `json:"-"`
+	Cwd          string    `json:"-"`
 	CreatedAt    time.Time `json:"created_at"`
 	NextRunAt    time.Time `json:"next_run_at"`
 	LastRunAt    time.Time `json:"last_run_at"`
