@@ -1,0 +1,118 @@
+//go:build unix
+
+package main
+
+// End-to-end tests of issue 25's findings about words: names that are not
+// what their schema says (14), answers that name the server's own paths
+// (13). Each is the issue's attack against the built binary.
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestNamesMatchTheirSchema: schedule.add and team.create accepted names
+// with '/' although their schemas said "letters, digits, '.', '_' or
+// '-'". Now the schema states the pattern, validation refuses such a name
+// naming it, and the CLI refuses it too (a play's --show as well): nothing
+// is stored.
+func TestNamesMatchTheirSchema(t *testing.T) {
+	e := newEnv(t)
+	e.writeFile("playbooks/p.playbook.yaml", "description: p\nflow:\n  steps:\n    - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
+	c := e.dialStdio(nil, nil)
+	for _, tt := range []struct {
+		verb string
+		args map[string]any
+	}{
+		{"schedule.add", map[string]any{"name": "a/b", "cron": "* * * * *", "command": []string{"agent", "echo", "x"}}},
+		{"schedule.add", map[string]any{"name": "../x", "cron": "* * * * *", "command": []string{"agent", "echo", "x"}}},
+		{"schedule.add", map[string]any{"name": strings.Repeat("n", 65), "cron": "* * * * *", "command": []string{"agent", "echo", "x"}}},
+		{"team.create", map[string]any{"name": "x/y"}},
+		{"team.create", map[string]any{"name": "a b"}},
+		{"team.create", map[string]any{"name": "\x1b]52;c;aGk=\x07"}},
+		{"team.create", map[string]any{"name": ""}},
+	} {
+		o := c.fail("invalid_args", tt.verb, tt.args, "")
+		if len(o.Error.Problems) != 1 || o.Error.Problems[0]["param"] != "name" || o.Error.Problems[0]["rule"] != "pattern" {
+			t.Errorf("%s %q: %s; want one pattern problem on name", tt.verb, tt.args["name"], o.raw)
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Pattern string `json:"pattern"`
+			} `json:"properties"`
+		}
+		if json.Unmarshal(o.Error.Schema, &schema) != nil || schema.Properties["name"].Pattern == "" {
+			t.Errorf("%s: the schema states no pattern for name: %s", tt.verb, o.Error.Schema)
+		}
+	}
+	for _, args := range [][]string{
+		{"schedule", "add", "a/b", "--cron", "* * * * *", "--", "agent", "echo", "x"},
+		{"team", "create", "x/y"},
+		{"play", "--show", "a/b", "p", "x"},
+	} {
+		r := e.fail("invalid_argument", args...)
+		if !strings.Contains(r.Error.Message, "is not a name") {
+			t.Errorf("limcp %v: %s", args, r.Error.Message)
+		}
+	}
+	var teams struct {
+		Teams []json.RawMessage `json:"teams"`
+	}
+	e.ok(&teams, "team", "list")
+	var schedules struct {
+		Schedules []json.RawMessage `json:"schedules"`
+	}
+	e.ok(&schedules, "schedule", "list")
+	if len(teams.Teams)+len(schedules.Schedules) != 0 {
+		t.Fatalf("refused names were stored: %d teams, %d schedules", len(teams.Teams), len(schedules.Schedules))
+	}
+	// A good name still works, and names the team.
+	c.must(nil, "team.create", map[string]any{"name": "night-shift_2.b"}, "")
+}
+
+// TestScheduleAddNamesNoServerPath: schedule.add's result carried
+// "--cwd=<the server's working directory>" inside the stored command.
+// Now the directory is kept beside the command, where no machine result
+// shows it: the command comes back as the caller gave it, the tick still
+// runs it in that directory, and `limcp schedule show` prints it for the
+// person at the terminal.
+func TestScheduleAddNamesNoServerPath(t *testing.T) {
+	e := newEnv(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.dialStdio(nil, nil)
+	o := c.must(nil, "schedule.add", map[string]any{"name": "s", "cron": "* * * * *", "command": []string{"agent", "echo", "x"}}, "")
+	for _, r := range []json.RawMessage{o.Result, c.must(nil, "schedule.list", map[string]any{}, "").Result, c.must(nil, "schedule.show", map[string]any{"name": "s"}, "").Result} {
+		if strings.Contains(string(r), wd) || strings.Contains(string(r), "--cwd") {
+			t.Fatalf("a schedule's result names the server's directory: %s", r)
+		}
+	}
+	var sc struct {
+		Schedule struct {
+			Command []string `json:"command"`
+		} `json:"schedule"`
+	}
+	if json.Unmarshal(o.Result, &sc) != nil || strings.Join(sc.Schedule.Command, " ") != "agent echo x" {
+		t.Fatalf("stored command %s; want it as given", o.Result)
+	}
+	out, _, code := e.run("schedule", "show", "s")
+	if code != 0 || !strings.Contains(out, "(in "+wd+")") {
+		t.Fatalf("schedule show (human): %q; want the directory printed", out)
+	}
+	e.makeDue("s")
+	var tick tickResult
+	c.must(&tick, "schedule.tick", map[string]any{}, "")
+	if len(tick.Started) != 1 || tick.Started[0].ID == "" {
+		t.Fatalf("tick: %+v", tick)
+	}
+	var spec struct {
+		Cwd string `json:"cwd"`
+	}
+	if err := json.Unmarshal(e.status(tick.Started[0].ID).Spec, &spec); err != nil || spec.Cwd != wd {
+		t.Fatalf("the ticked run's cwd is %q; want the directory the schedule was added in, %s", spec.Cwd, wd)
+	}
+}
