@@ -9,6 +9,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,40 @@ func TestScheduleAddNamesNoServerPath(t *testing.T) {
 	}
 	if err := json.Unmarshal(e.status(tick.Started[0].ID).Spec, &spec); err != nil || spec.Cwd != wd {
 		t.Fatalf("the ticked run's cwd is %q; want the directory the schedule was added in, %s", spec.Cwd, wd)
+	}
+}
+
+// TestAuditRedactsStoredPrompts: with --audit --audit-args, a prompt
+// inside a schedule.add command was written verbatim (redaction looked at
+// top-level strings only). Now the command is parsed and its prompt, as
+// a positional or after --, appears only as size and SHA-256; the rest
+// of the command stays readable.
+func TestAuditRedactsStoredPrompts(t *testing.T) {
+	e := newEnv(t)
+	e.writeFile("playbooks/p.playbook.yaml", "description: p\nargs:\n  - {name: note, type: str, help: a note}\nflow:\n  steps:\n    - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
+	audit := filepath.Join(e.home, "audit.jsonl")
+	c := e.dialStdio(nil, nil, "--audit", audit, "--audit-args")
+	secrets := map[string][]string{
+		"a": {"agent", "echo", "first secret words"},
+		"b": {"fanout", "-n", "2", "echo", "--", "-second-secret"},
+		"c": {"play", "p", "--note", "kept note", "third secret"},
+	}
+	for name, cmd := range secrets {
+		c.must(nil, "schedule.add", map[string]any{"name": name, "cron": "0 3 * * *", "command": cmd}, "")
+	}
+	c.cs.Close()
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"first secret words", "-second-secret", "third secret"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the audit holds the prompt %q:\n%s", secret, b)
+		}
+	}
+	for _, kept := range []string{`"agent"`, `"fanout"`, `"kept note"`, `"sha256"`} {
+		if !strings.Contains(string(b), kept) {
+			t.Errorf("the audit lost %s:\n%s", kept, b)
+		}
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -132,7 +135,7 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 		Result: rec.Code, DurationMS: float64(rec.Duration.Microseconds()) / 1000,
 	}
 	if s.opts.Audit.Args() && rec.Args != nil {
-		line.Args = policy.RedactArgs(rec.Args)
+		line.Args = policy.RedactArgs(rec.Args, s.storedPrompts(rec)...)
 	}
 	if rec.Class == verbsurface.ClassSpawn && rec.Code == "ok" {
 		var sub struct {
@@ -171,3 +174,23 @@ func (s *Server) Policy() *policy.Policy { return s.pol }
 // PolicyVerbs returns what a policy file is checked against: the server's
 // verbs with their live parameters.
 func (s *Server) PolicyVerbs(ctx context.Context) []policy.Verb { return s.surface.PolicyVerbs(ctx) }
+
+// storedPrompts are the prompts inside a schedule.add's stored command,
+// found by parsing it as the guard does (guard.Prompts), so the audit
+// redacts them like any other prompt: a command is an argv, and its
+// PROMPT is a word like any other.
+func (s *Server) storedPrompts(rec *verbsurface.OpRecord) []string {
+	if rec.Verb != "schedule.add" {
+		return nil
+	}
+	words, _ := rec.Args["command"].([]any)
+	argv := make([]string, 0, len(words))
+	for _, w := range words {
+		str, _ := w.(string)
+		argv = append(argv, str)
+	}
+	return guard.Prompts(s.opts.NewRoot(), argv, func(root *cobra.Command, name string) error {
+		_, err := playbook.Inject(root, s.opts.Home, name)
+		return err
+	})
+}
