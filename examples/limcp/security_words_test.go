@@ -152,3 +152,46 @@ func TestAuditRedactsStoredPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestHumanOutputShowsControlCharacters: labels, team messages and
+// stored commands are the caller's words, and `limcp monitor`, `job
+// list`, `job status`, `team read` and `schedule list` printed them raw to
+// the operator's terminal (an OSC 52 clipboard write and a screen clear
+// were shown). Now every control, bidi and line-separator character comes
+// out as a visible escape; the machine result keeps the caller's bytes.
+func TestHumanOutputShowsControlCharacters(t *testing.T) {
+	e := newEnv(t)
+	const attack = "\x1b]52;c;aGkgdGhlcmU=\x07\x1b[2J\x1b[Hspoof\u202egnp.exe\u2028line\rover"
+	c := e.dialStdio(nil, nil)
+	fp := c.help("agent.submit").SchemaFingerprint
+	var s submitted
+	c.must(&s, "agent.submit", map[string]any{"model": "echo:delay=30s", "prompt": "x", "label": attack}, fp)
+	c.must(nil, "team.create", map[string]any{"name": "ops"}, "")
+	c.must(nil, "team.post", map[string]any{"team": "ops", "message": attack, "author": attack}, "")
+	c.must(nil, "schedule.add", map[string]any{"name": "s", "cron": "0 3 * * *", "command": []string{"agent", "echo", attack}}, "")
+	e.waitStarted(s.ID)
+	for _, args := range [][]string{{"monitor"}, {"job", "list"}, {"job", "status", s.ID}, {"team", "read", "ops"}, {"schedule", "list"}, {"schedule", "show", "s"}} {
+		out, stderr, code := e.run(args...)
+		if code != 0 {
+			t.Fatalf("limcp %v: exit %d: %s", args, code, stderr)
+		}
+		for _, raw := range []string{"\x1b", "\x07", "\u202e", "\u2028", "\r"} {
+			if strings.Contains(out, raw) {
+				t.Errorf("limcp %v printed %q raw:\n%q", args, raw, out)
+			}
+		}
+		if !strings.Contains(out, `\x1b]52;c;`) || !strings.Contains(out, `\u202e`) {
+			t.Errorf("limcp %v does not show the escaped text:\n%s", args, out)
+		}
+	}
+	var list struct {
+		Records []struct {
+			Label string `json:"label"`
+		} `json:"records"`
+	}
+	e.ok(&list, "job", "list")
+	if len(list.Records) != 1 || list.Records[0].Label != attack {
+		t.Fatalf("the machine result changed the caller's label: %+v", list)
+	}
+	c.must(nil, "job.kill", map[string]any{"id": s.ID, "grace": "1s"}, "")
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 )
 
 // Options configure the CLI. The zero value is right for the binary.
@@ -180,7 +181,10 @@ func (a *app) ok(data any, human func(w io.Writer)) error {
 		return machine.Write(a.opts.Stdout, machine.OK(data))
 	}
 	if human != nil {
-		human(a.opts.Stdout)
+		// Human output reaches a person's terminal, and much of it is
+		// caller-chosen text: every control character it holds is shown,
+		// not obeyed (package termsafe). --json carries the bytes.
+		human(termsafe.Writer(a.opts.Stdout))
 	}
 	return nil
 }
@@ -192,10 +196,11 @@ func (a *app) fail(err error, cmd *cobra.Command) int {
 	if a.json {
 		_ = machine.Write(a.opts.Stdout, machine.Fail(me))
 	}
+	stderr := termsafe.Writer(a.opts.Stderr)
 	if strings.HasPrefix(me.Message, "limcp") {
-		fmt.Fprintln(a.opts.Stderr, me.Message)
+		fmt.Fprintln(stderr, me.Message)
 	} else {
-		fmt.Fprintf(a.opts.Stderr, "limcp: %s\n", me.Message)
+		fmt.Fprintf(stderr, "limcp: %s\n", me.Message)
 	}
 	if me.Code == machine.AmbiguousID {
 		if d, ok := me.Details.(map[string]any); ok {

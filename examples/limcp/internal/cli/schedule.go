@@ -20,6 +20,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/schedule"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 )
 
 func (a *app) scheduleCmd() *cobra.Command {
@@ -67,9 +68,13 @@ func (a *app) mustHome() string {
 }
 
 func humanSchedule(w io.Writer, s store.Schedule) {
-	fmt.Fprintf(w, "%-16s %-15s next %s  %s", s.Name, s.Cron, s.NextRunAt.Local().Format(time.DateTime), strings.Join(s.Command, " "))
+	words := make([]string, len(s.Command))
+	for i, word := range s.Command {
+		words[i] = termsafe.Line(word)
+	}
+	fmt.Fprintf(w, "%-16s %-15s next %s  %s", termsafe.Line(s.Name), termsafe.Line(s.Cron), s.NextRunAt.Local().Format(time.DateTime), strings.Join(words, " "))
 	if s.Cwd != "" {
-		fmt.Fprintf(w, "  (in %s)", s.Cwd)
+		fmt.Fprintf(w, "  (in %s)", termsafe.Line(s.Cwd))
 	}
 	fmt.Fprintln(w)
 }
@@ -188,7 +193,7 @@ func (a *app) scheduleRemoveCmd() *cobra.Command {
 		if err := st.RemoveSchedule(cmd.Context(), args[0]); err != nil {
 			return err
 		}
-		return a.ok(map[string]any{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
+		return a.ok(map[string]any{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", termsafe.Line(args[0])) })
 	})
 	return c
 }
@@ -241,7 +246,7 @@ from its spawn limits; neither flag is a caller's parameter.`,
 		return a.ok(data, func(w io.Writer) {
 			for _, s := range ticked.Started {
 				if s.Error != "" {
-					fmt.Fprintf(w, "%s: failed: %s\n", s.Schedule, s.Error)
+					fmt.Fprintf(w, "%s: failed: %s\n", termsafe.Line(s.Schedule), termsafe.Line(s.Error))
 				} else {
 					fmt.Fprintf(w, "%s: started %s\n", s.Schedule, s.ID)
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
 
@@ -89,7 +90,7 @@ func (a *app) submit(cmd *cobra.Command, f *spawnFlags, do func(context.Context,
 
 func humanSubmitted(s *run.Submitted) func(io.Writer) {
 	return func(w io.Writer) {
-		fmt.Fprintf(w, "%s %s started (%s) — worker pid %d\n", s.Kind, s.ID, s.Label, s.PID)
+		fmt.Fprintf(w, "%s %s started (%s) — worker pid %d\n", s.Kind, s.ID, termsafe.Line(s.Label), s.PID)
 		if s.Session != nil {
 			fmt.Fprintf(w, "session %s\n", *s.Session)
 		}
