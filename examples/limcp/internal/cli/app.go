@@ -154,7 +154,11 @@ func (a *app) runtime(ctx context.Context) (*run.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &run.Runtime{Store: st, Home: home, Exe: exe}, nil
+	// A limits section that does not resolve is reported by the commands
+	// that write runs (submit, schedule add); a worker or a kill keeps
+	// working with the defaults.
+	limits, _ := a.limits()
+	return &run.Runtime{Store: st, Home: home, Exe: exe, Limits: &limits}, nil
 }
 
 // limits are the state home's bounds (package quota), from its

@@ -73,6 +73,9 @@ func (a *app) submit(cmd *cobra.Command, f *spawnFlags, do func(context.Context,
 	if err != nil {
 		return err
 	}
+	if _, err := a.limits(); err != nil {
+		return err
+	}
 	rt, err := a.runtime(cmd.Context())
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
 
@@ -15,6 +16,17 @@ type Runtime struct {
 	Store *store.Store
 	Home  string
 	Exe   string // absolute path of the limcp binary
+	// Limits are the home's bounds on what a submit writes (package
+	// quota); nil means quota.Defaults.
+	Limits *quota.Limits
+}
+
+// limits are the bounds in force.
+func (rt *Runtime) limits() quota.Limits {
+	if rt.Limits == nil {
+		return quota.Defaults
+	}
+	return *rt.Limits
 }
 
 // Reason codes this package writes (domain.status.cause).

@@ -103,8 +103,12 @@ func (rt *Runtime) SubmitAgent(ctx context.Context, model string, p Prompt, c Co
 		label = model
 	}
 	spec := InvocationSpec{Provider: prov, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
+	files := map[string]string{PromptFile: p.Text}
+	if err := rt.checkQuota(files, nil); err != nil {
+		return nil, err
+	}
 	id := store.NewID()
-	return rt.submit(ctx, id, map[string]string{PromptFile: p.Text}, p.Info, "",
+	return rt.submit(ctx, id, files, p.Info, "",
 		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
 }
 
@@ -214,6 +218,9 @@ func (rt *Runtime) resolveSteps(spec flow.Spec, what, file, prefix string) ([]St
 }
 
 func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps []StepSpec, files map[string]string, info PromptInfo, c Common) (*Submitted, error) {
+	if err := rt.checkQuota(files, steps); err != nil {
+		return nil, err
+	}
 	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
 	id := store.NewID()
 	return rt.submit(ctx, id, files, info, "",
@@ -276,6 +283,9 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	if label == "" {
 		label = pb.Name
 	}
+	if err := rt.checkQuota(files, steps); err != nil {
+		return nil, err
+	}
 	playID, sessID := store.NewID(), store.NewID()
 	sspec := SessionSpec{Mode: ModePlay, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
 	pspec := PlaySpec{Playbook: pb.Name, Fingerprint: fingerprint, Args: args, Session: sessID, Show: show}
@@ -291,6 +301,35 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	sub.Session = &sessID
 	sub.Show = sub.Parent // a play's only parent is its show
 	return sub, nil
+}
+
+// RunBytes is what a run's prompts take in its run directories once
+// written: the files a submit writes (the prompt, each step's rendered
+// prompt), then each step's own copy, written when the step starts, with
+// the outputs of its dependencies appended (each at most MaxStepInput).
+// It is known before anything is written, so a run too large for the
+// home's bounds is refused whole.
+func RunBytes(files map[string]string, steps []StepSpec) int64 {
+	var n int64
+	for _, text := range files {
+		n += int64(len(text))
+	}
+	for _, st := range steps {
+		n += int64(len(files[st.PromptFile])) + int64(len(st.DependsOn))*MaxStepInput
+	}
+	return n
+}
+
+// checkQuota refuses a run whose prompts take more than the home's
+// run_bytes, or that would take the home's run data past home_bytes
+// (limit_reached, nothing written).
+func (rt *Runtime) checkQuota(files map[string]string, steps []StepSpec) error {
+	l := rt.limits()
+	n := RunBytes(files, steps)
+	if err := l.CheckRun(n); err != nil {
+		return err
+	}
+	return l.CheckHome(filepath.Join(rt.Home, RunsDir), n)
 }
 
 // launch starts the worker of a preparing record and returns the submit
