@@ -19,6 +19,10 @@ type Runtime struct {
 	// Limits are the home's bounds on what a submit writes (package
 	// quota); nil means quota.Defaults.
 	Limits *quota.Limits
+	// Secrets are the providers' variables a worker was given on its
+	// descriptor (ReadSecrets); nil in a command that submits, which
+	// takes them from its own environment.
+	Secrets map[string]string
 }
 
 // limits are the bounds in force.

@@ -108,7 +108,7 @@ func (rt *Runtime) SubmitAgent(ctx context.Context, model string, p Prompt, c Co
 		return nil, err
 	}
 	id := store.NewID()
-	return rt.submit(ctx, id, files, p.Info, "",
+	return rt.submit(ctx, id, files, p.Info, "", prov.Env,
 		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
 }
 
@@ -223,7 +223,7 @@ func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps 
 	}
 	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
 	id := store.NewID()
-	return rt.submit(ctx, id, files, info, "",
+	return rt.submit(ctx, id, files, info, "", providerEnvNames(steps),
 		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
 }
 
@@ -233,7 +233,10 @@ func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps 
 // starts the worker of the first. The run directory is removed if the
 // records cannot be written; once they are, a worker that cannot start
 // fails them (launch).
-func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]string, info PromptInfo, show string, recs ...store.NewRecord) (*Submitted, error) {
+//
+// envNames are the variables the run's providers pass through: their
+// values go to the worker on its descriptor (startWorker).
+func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]string, info PromptInfo, show string, envNames []string, recs ...store.NewRecord) (*Submitted, error) {
 	dir := Dir(rt.Home, dirID)
 	for name, text := range files {
 		if err := writeFile(filepath.Join(dir, name), []byte(text)); err != nil {
@@ -249,7 +252,7 @@ func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]st
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	sub, err := rt.launch(ctx, created[0])
+	sub, err := rt.launch(ctx, created[0], secretsFor(rt.secrets(), envNames))
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +294,7 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	pspec := PlaySpec{Playbook: pb.Name, Fingerprint: fingerprint, Args: args, Session: sessID, Show: show}
 	// The session's coordinator reads its step prompts from its own run
 	// directory; the play's worker is that coordinator.
-	sub, err := rt.submit(ctx, sessID, files, p.Info, show,
+	sub, err := rt.submit(ctx, sessID, files, p.Info, show, providerEnvNames(steps),
 		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Notify: c.Notify},
 		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Notify: c.Notify})
 	if err != nil {
@@ -335,8 +338,8 @@ func (rt *Runtime) checkQuota(files map[string]string, steps []StepSpec) error {
 // launch starts the worker of a preparing record and returns the submit
 // result. A worker that cannot be started fails the record (and a play's
 // session with it) so nothing is left preparing forever.
-func (rt *Runtime) launch(ctx context.Context, rec store.Record) (*Submitted, error) {
-	cmd, err := startWorker(rt.Exe, rt.Home, rec.ID)
+func (rt *Runtime) launch(ctx context.Context, rec store.Record, secrets map[string]string) (*Submitted, error) {
+	cmd, err := startWorker(rt.Exe, rt.Home, rec.ID, secrets)
 	if err != nil {
 		rt.failUnstarted(ctx, rec)
 		return nil, machine.Errorf(machine.SpawnFailed, map[string]any{"id": rec.ID},
