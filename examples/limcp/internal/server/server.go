@@ -128,16 +128,16 @@ type Server struct {
 	// plus the variables providers.yaml passes through (route).
 	spawnRunner *dispatch.Runner
 	spawnEnv    []string
-	surface *verbsurface.Surface
-	tree    *projector.Tree
-	walk    *fromcobra.Options
-	hub     *wakeHub
-	models  *liveModels
-	watcher *storeWatcher
-	notify  *notifyEndpoint
-	mcp     *mcp.Server
-	pol     *policy.Policy // Options.PolicyFile, loaded; nil without one
-	live    *livePolicy    // the policy's live_runs limit; nil without one
+	surface     *verbsurface.Surface
+	tree        *projector.Tree
+	walk        *fromcobra.Options
+	hub         *wakeHub
+	models      *liveModels
+	watcher     *storeWatcher
+	notify      *notifyEndpoint
+	mcp         *mcp.Server
+	pol         *policy.Policy // Options.PolicyFile, loaded; nil without one
+	live        *livePolicy    // the policy's live_runs limit; nil without one
 
 	closeOnce sync.Once
 }
