@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -274,6 +275,10 @@ const SpawnBudgetFlag = "spawn-budget"
 func startStored(ctx context.Context, exe, home, dir string, argv []string) (string, error) {
 	cmd := exec.CommandContext(ctx, exe, append([]string{"--home", home, "--json"}, argv...)...)
 	cmd.Dir = dir
+	if os.Getenv(CommandTimeoutEnv) != "" {
+		// A served tick's commands stop with it (watchServer).
+		cmd.Env = append(os.Environ(), ParentPIDEnv+"="+strconv.Itoa(os.Getpid()))
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, runErr := cmd.Output()

@@ -47,7 +47,7 @@ func Launch(exe, home string, ids ...string) error {
 	cmd.Dir = home
 	// A delivery needs no variable a provider is given: it gets the
 	// environment rule alone, whoever launched it.
-	cmd.Env = runenv.Build(os.Environ())
+	cmd.Env = runenv.ForRun(os.Environ())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

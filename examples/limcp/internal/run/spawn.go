@@ -106,9 +106,9 @@ func ReadSecrets(fd int) (map[string]string, error) {
 }
 
 // workerEnv is a worker's environment: the rule of package runenv over
-// this process's environment, and nothing a provider is given (those come
-// on the worker's descriptor: startWorker).
-func workerEnv() []string { return runenv.Build(os.Environ()) }
+// this process's environment (for a run: runenv.ForRun), and nothing a
+// provider is given (those come on the worker's descriptor: startWorker).
+func workerEnv() []string { return runenv.ForRun(os.Environ()) }
 
 // secretsFor returns the values of names among vars: what a run whose
 // providers pass names through gets on its worker's descriptor.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -148,6 +149,10 @@ type Server struct {
 const (
 	HomeEnv   = "LIMCP_HOME"
 	StoreFile = "state.db"
+	// CommandTimeoutEnv and ParentPIDEnv are cli's: the server's
+	// per-command timeout and its pid, in every command's environment.
+	CommandTimeoutEnv = "LIMCP_COMMAND_TIMEOUT"
+	ParentPIDEnv      = "LIMCP_PARENT_PID"
 )
 
 // NoRootsHint ends the refusal of a path argument by a server without
@@ -296,12 +301,20 @@ func (s *Server) commandEnv(providers bool) []string {
 	base = runenv.Build(base, names...)
 	env := make([]string, 0, len(base)+2)
 	for _, kv := range base {
-		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") {
+		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") || strings.HasPrefix(kv, CommandTimeoutEnv+"=") || strings.HasPrefix(kv, ParentPIDEnv+"=") {
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env, HomeEnv+"="+s.opts.Home)
+	// Each command stops itself once this server is gone, or past the
+	// timeout (cli.CommandTimeoutEnv): where no parent-death signal
+	// reaches it (macOS), nothing else would.
+	timeout := s.opts.Timeout
+	if timeout <= 0 {
+		timeout = dispatch.DefaultTimeout
+	}
+	env = append(env, CommandTimeoutEnv+"="+timeout.String(), ParentPIDEnv+"="+strconv.Itoa(os.Getpid()))
 	if s.notify != nil {
 		env = append(env, NotifyURLEnv+"="+s.notify.url)
 	}
