@@ -28,4 +28,3 @@ func serverHelper() int {
 	_, _ = r.Execute(context.Background(), []string{"hang", os.Args[1], prepared["prompt_file"].(string)})
 	return 0
 }
-
