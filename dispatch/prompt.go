@@ -43,6 +43,9 @@ const maxKernelArgBytes = 128<<10 - 1
 // parameter. The snapshot exists until cleanup, which the caller runs after
 // the command exits, so the CLI must read it before exiting (a spawn command
 // copies the prompt for its detached worker rather than passing the path).
+// Where the platform allows it has no name on disk: the path in the
+// prepared args is a key that a [Runner] turns into an inherited
+// descriptor, /dev/fd/N (see the package documentation, "Prompts").
 type PromptSnapshots struct {
 	// TextParam is the parameter carrying prompt text ("prompt").
 	TextParam string
