@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNamesMatchTheirSchema: schedule.add and team.create accepted names
@@ -194,4 +195,77 @@ func TestHumanOutputShowsControlCharacters(t *testing.T) {
 		t.Fatalf("the machine result changed the caller's label: %+v", list)
 	}
 	c.must(nil, "job.kill", map[string]any{"id": s.ID, "grace": "1s"}, "")
+}
+
+// serverPathsIn reports which of the server's own paths words name.
+func serverPathsIn(words string, paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if p != "" && strings.Contains(words, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestErrorsNameNoServerPath: errors quoted the server's absolute paths —
+// the executable in every dispatch failure ("dispatch: /path/limcp --json
+// team read ...: stdout passed its cap"), over stdio and HTTP alike. Now
+// every error's message and details name the executable "limcp", the home
+// $LIMCP_HOME and the server's directory ".", and keep their codes.
+func TestErrorsNameNoServerPath(t *testing.T) {
+	wd, _ := os.Getwd()
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			e := newEnv(t)
+			var c *mcpClient
+			if transport == "stdio" {
+				c = e.dialStdio(nil, nil)
+			} else {
+				token := strings.Repeat("w", 40)
+				c = e.dialHTTP(e.startHTTP(token), token)
+			}
+			c.must(nil, "team.create", map[string]any{"name": "big"}, "")
+			msg := strings.Repeat("m", 100_000)
+			for range 12 {
+				c.must(nil, "team.post", map[string]any{"team": "big", "message": msg}, "")
+			}
+			o := c.fail("output_overflow", "team.read", map[string]any{"team": "big", "limit": 100}, "")
+			if leaked := serverPathsIn(string(o.raw), limcpBin, filepath.Dir(limcpBin), e.home, wd); len(leaked) > 0 {
+				t.Fatalf("the error names the server's paths %v: %.600s", leaked, o.raw)
+			}
+			if strings.Contains(o.Error.Message, "dispatch:") || !strings.Contains(o.Error.Message, "limcp team read --json") {
+				t.Fatalf("message %q; want the command named as limcp, in the server's voice", o.Error.Message)
+			}
+		})
+	}
+}
+
+// TestReplacedExecutableNamesNoPath: once the binary the server runs
+// changes on disk, every verb is unavailable saying to restart — without
+// the binary's path.
+func TestReplacedExecutableNamesNoPath(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "limcp")
+	b, err := os.ReadFile(limcpBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	saved := limcpBin
+	limcpBin = bin
+	c := e.dialStdio(nil, nil)
+	limcpBin = saved
+	c.must(nil, "job.list", map[string]any{}, "")
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(bin, later, later); err != nil {
+		t.Fatal(err)
+	}
+	o := c.fail("unavailable_verb", "job.list", map[string]any{}, "")
+	if leaked := serverPathsIn(string(o.raw), bin, dir); len(leaked) > 0 || !strings.Contains(o.Error.Message, "restart") {
+		t.Fatalf("%s; want restart named and no path of the server's", o.raw)
+	}
 }

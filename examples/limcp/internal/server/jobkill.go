@@ -55,7 +55,7 @@ func (s *Server) killRunner(grace time.Duration) (kill.Runner, error) {
 	env = append(env, CommandTimeoutEnv+"="+timeout.String())
 	r, err := dispatch.NewRunner(s.exe, &dispatch.Options{Env: env, Timeout: timeout})
 	if err != nil {
-		return nil, err
+		return nil, s.scrub.err(err)
 	}
-	return r, nil
+	return s.scrub.runner(r), nil
 }

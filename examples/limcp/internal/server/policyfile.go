@@ -102,7 +102,7 @@ func (l *livePolicy) releaseN(n int) {
 // countLive counts the active records through the CLI, as any reader of
 // the store would: `limcp monitor --json`.
 func (s *Server) countLive(ctx context.Context) (int, error) {
-	data, err := s.runner.Run(ctx, []string{"monitor", "--json"})
+	data, err := s.scrub.runner(s.runner).Run(ctx, []string{"monitor", "--json"})
 	if err != nil {
 		return 0, err
 	}

@@ -129,6 +129,7 @@ type Server struct {
 	// plus the variables providers.yaml passes through (route).
 	spawnRunner *dispatch.Runner
 	spawnEnv    []string
+	scrub       *scrubber // every error's words, without the server's paths
 	surface     *verbsurface.Surface
 	tree        *projector.Tree
 	walk        *fromcobra.Options
@@ -203,6 +204,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.exe = s.runner.Path()
+	s.scrub = newScrubber(s.exe, opts.Home)
 	if s.spawnRunner, err = dispatch.NewRunner(s.exe, &dispatch.Options{Env: s.spawnEnv, Timeout: opts.Timeout}); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("server: %w", err)
@@ -327,9 +329,9 @@ func (s *Server) commandEnv(providers bool) []string {
 // secret exists only in the processes that hand it to a run.
 func (s *Server) route(ctx context.Context, argv []string) (json.RawMessage, error) {
 	if startsRuns(argv) {
-		return s.spawnRunner.Run(ctx, argv)
+		return s.scrub.runner(s.spawnRunner).Run(ctx, argv)
 	}
-	return s.runner.Run(ctx, argv)
+	return s.scrub.runner(s.runner).Run(ctx, argv)
 }
 
 // startsRuns reports whether argv is a command that starts runs.
@@ -350,7 +352,7 @@ func startsRuns(argv []string) bool {
 func (s *Server) treeSource(ctx context.Context) (*projector.Tree, error) {
 	t, err := s.exeTree(ctx)
 	if err != nil {
-		return nil, err
+		return nil, s.scrub.err(err)
 	}
 	return s.models.treeOf(t), nil
 }
