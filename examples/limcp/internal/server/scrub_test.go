@@ -25,8 +25,8 @@ func TestScrubber(t *testing.T) {
 		detailsWant string
 	}{
 		{name: "a dispatch failure names the program as limcp, without dispatch's prefix",
-			err:  &dispatch.Error{Kind: dispatch.KindTimeout, Program: "/opt/tools/bin/limcp", Args: []string{"--json", "job", "list"}, Problem: "did not finish"},
-			msg:  "limcp --json job list: did not finish", code: "timeout", coded: true, detailsWant: "limcp --json job list"},
+			err: &dispatch.Error{Kind: dispatch.KindTimeout, Program: "/opt/tools/bin/limcp", Args: []string{"--json", "job", "list"}, Problem: "did not finish"},
+			msg: "limcp --json job list: did not finish", code: "timeout", coded: true, detailsWant: "limcp --json job list"},
 		{name: "a CLI error's message and details lose the home",
 			err: &dispatch.CLIError{Code: "invalid_config", Message: "invalid config /srv/state/limcp/config.yaml: bad",
 				Details: []byte(`{"file":"/srv/state/limcp/config.yaml"}`), Program: "/opt/tools/bin/limcp"},
