@@ -14,7 +14,9 @@
 // parser comes from (an argparse or click target walked in Python, a
 // cobra CLI's __verbsurface-tree command, or a tree file), the variables
 // it may see, the parameters no caller may set, the fenced commands, the
-// verbs, the roots under which callers may name files, and a policy file
+// verbs (one of another class whose command starts runs, a scheduler's
+// tick, says spawns: true, and each of its ops takes a token of the spawn
+// rate), the roots under which callers may name files, and a policy file
 // (package policy: allow, ask or deny per verb and argument, loaded against
 // the live verbs at start; limits.live_runs is refused, since only limcp's
 // server can count a CLI's live runs), and, for a CLI with background
@@ -47,5 +49,9 @@
 // principal, and a bucket per session would let its holder multiply the
 // rate by opening sessions. Callers may name
 // files only under the configuration's roots: (none by default), and
-// env.pass may not list VERBSURFACE_TOKEN.
+// env.pass may not list VERBSURFACE_TOKEN. The token leaves the server's
+// environment once read, and the server is undumpable from its first
+// instruction (on Linux prctl(PR_SET_DUMPABLE, 0): no process of its user
+// reads its /proc/PID/environ or memory; see the repository's SECURITY.md
+// for macOS and FreeBSD).
 package main
