@@ -129,7 +129,9 @@ func (e *agentEnv) invocations(n int) []invocation {
 	e.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		files, _ := filepath.Glob(filepath.Join(e.log, "*.json"))
+		// PID.json: the stand-in writes .PID.json first and renames it,
+		// and a glob of *.json would read that one half-written.
+		files, _ := filepath.Glob(filepath.Join(e.log, "[0-9]*.json"))
 		if len(files) >= n {
 			var out []invocation
 			for _, f := range files {

@@ -123,7 +123,8 @@ func TestScheduleAddNamesNoServerPath(t *testing.T) {
 // inside a schedule.add command was written verbatim (redaction looked at
 // top-level strings only). Now the command is parsed and its prompt, as
 // a positional or after --, appears only as size and SHA-256; the rest
-// of the command stays readable.
+// of the command stays readable, and a tick's line names the runs it
+// started, as a submit's does.
 func TestAuditRedactsStoredPrompts(t *testing.T) {
 	e := newEnv(t)
 	e.writeFile("playbooks/p.playbook.yaml", "description: p\nargs:\n  - {name: note, type: str, help: a note}\nflow:\n  steps:\n    - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
@@ -137,6 +138,12 @@ func TestAuditRedactsStoredPrompts(t *testing.T) {
 	for name, cmd := range secrets {
 		c.must(nil, "schedule.add", map[string]any{"name": name, "cron": "0 3 * * *", "command": cmd}, "")
 	}
+	e.makeDue("a")
+	var tick tickResult
+	c.must(&tick, "schedule.tick", map[string]any{}, "")
+	if len(tick.Started) != 1 || tick.Started[0].ID == "" {
+		t.Fatalf("tick: %+v", tick)
+	}
 	c.cs.Close()
 	b, err := os.ReadFile(audit)
 	if err != nil {
@@ -147,7 +154,7 @@ func TestAuditRedactsStoredPrompts(t *testing.T) {
 			t.Errorf("the audit holds the prompt %q:\n%s", secret, b)
 		}
 	}
-	for _, kept := range []string{`"agent"`, `"fanout"`, `"kept note"`, `"sha256"`} {
+	for _, kept := range []string{`"agent"`, `"fanout"`, `"kept note"`, `"sha256"`, `"run_ids":["` + tick.Started[0].ID + `"]`} {
 		if !strings.Contains(string(b), kept) {
 			t.Errorf("the audit lost %s:\n%s", kept, b)
 		}

@@ -145,6 +145,21 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 			line.RunIDs = []string{sub.ID}
 		}
 	}
+	if rec.Verb == "schedule.tick" && rec.Code == "ok" {
+		// A tick starts runs too: the audit names them as a submit's.
+		var tick struct {
+			Started []struct {
+				ID string `json:"id"`
+			} `json:"started"`
+		}
+		if json.Unmarshal(rec.Result, &tick) == nil {
+			for _, st := range tick.Started {
+				if st.ID != "" {
+					line.RunIDs = append(line.RunIDs, st.ID)
+				}
+			}
+		}
+	}
 	// An audit that cannot be written must not fail the op, which already
 	// ran; the server reports it on stderr, once per failure.
 	if err := s.opts.Audit.Write(line); err != nil {
