@@ -12,5 +12,9 @@
 // A bound that is reached is a limit_reached refusal naming the bound, its
 // value, what is used and how the operator raises it; nothing is written.
 // Nothing is expired behind the operator's back: a full home refuses new
-// runs until runs are removed (or the bound raised).
+// runs until runs are removed (or the bound raised). The home's run data
+// is measured by walking runs/ at most every [UsageTTL] (the measure is
+// kept in runs/.usage, each admitted run added to it), so a submit does
+// not pay a walk of every run; what running runs write between two walks
+// is seen at the next one.
 package quota

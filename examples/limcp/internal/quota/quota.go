@@ -1,12 +1,15 @@
 package quota
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 )
@@ -121,21 +124,84 @@ func (l Limits) CheckRun(n int64) error {
 }
 
 // CheckHome refuses a run that would write adding bytes of run data into
-// home's runs directory (runsDir) when the data already there and adding
-// together pass the bound. It walks runsDir, so its cost grows with the
-// files it holds (a few milliseconds per thousand runs).
+// the runs directory runsDir when the data already there and adding
+// together pass the bound. Measuring walks runsDir, whose cost grows with
+// the files it holds, so a measurement is kept for UsageTTL in
+// runsDir/UsageFile and each admitted run's bytes are added to it; past
+// the TTL the next check walks again. Between two walks the measure
+// misses what running runs wrote since (their output): the bound can be
+// passed by at most that much.
 func (l Limits) CheckHome(runsDir string, adding int64) error {
 	if l.HomeBytes < 0 {
 		return nil
 	}
-	used, err := DirBytes(runsDir)
+	used, err := usage(runsDir)
 	if err != nil {
 		return machine.Errorf(machine.StoreError, nil, "measuring the run data of the state home: %v", err)
 	}
 	if used+adding > l.HomeBytes {
 		return Reached("home_bytes", l.HomeBytes, used, "the run was not started: the state home's run data is full")
 	}
+	writeUsage(runsDir, used+adding, false)
 	return nil
+}
+
+// UsageFile, in the runs directory, keeps the last measure of its size:
+// {"bytes": N, "measured_at": TIME}.
+const UsageFile = ".usage"
+
+// UsageTTL is how long a measure of the runs directory is trusted.
+const UsageTTL = 30 * time.Second
+
+type measure struct {
+	Bytes      int64     `json:"bytes"`
+	MeasuredAt time.Time `json:"measured_at"`
+}
+
+// usage is the runs directory's size: the kept measure while it is
+// fresh, else a walk (kept for the next check).
+func usage(runsDir string) (int64, error) {
+	if b, err := os.ReadFile(filepath.Join(runsDir, UsageFile)); err == nil {
+		var m measure
+		if json.Unmarshal(b, &m) == nil && time.Since(m.MeasuredAt) >= 0 && time.Since(m.MeasuredAt) < UsageTTL {
+			return m.Bytes, nil
+		}
+	}
+	n, err := DirBytes(runsDir)
+	if err != nil {
+		return 0, err
+	}
+	writeUsage(runsDir, n, true)
+	return n, nil
+}
+
+// writeUsage keeps bytes as the runs directory's measure: with a new
+// time when it was walked, else with the time of the kept measure (adding
+// a run does not make a measure fresher). It replaces the file in one
+// rename; a failure only costs the next check a walk.
+func writeUsage(runsDir string, bytes int64, walked bool) {
+	m := measure{Bytes: bytes, MeasuredAt: time.Now().UTC()}
+	if !walked {
+		b, err := os.ReadFile(filepath.Join(runsDir, UsageFile))
+		var old measure
+		if err != nil || json.Unmarshal(b, &old) != nil {
+			return
+		}
+		m.MeasuredAt = old.MeasuredAt
+	}
+	if err := os.MkdirAll(runsDir, 0o700); err != nil {
+		return
+	}
+	b, _ := json.Marshal(m)
+	tmp, err := os.CreateTemp(runsDir, UsageFile+".*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(runsDir, UsageFile)) != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 // DirBytes is the size of the regular files under dir (0 when dir does

@@ -1,9 +1,11 @@
 package quota
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 )
@@ -77,5 +79,40 @@ func TestChecks(t *testing.T) {
 				t.Fatalf("%v; want limit_reached on %s", tt.err, tt.limit)
 			}
 		})
+	}
+}
+
+// TestHomeMeasureIsKept: a walk's measure is kept for UsageTTL with each
+// admitted run added, so a submit does not walk every run again; past the
+// TTL the next check walks and sees what runs wrote meanwhile.
+func TestHomeMeasureIsKept(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	write := func(name string, n int) {
+		if err := os.MkdirAll(filepath.Join(runs, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(runs, name, "stdout"), make([]byte, n), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := Limits{Schedules: -1, RunBytes: -1, HomeBytes: 1000}
+	write("a", 300)
+	if err := l.CheckHome(runs, 100); err != nil { // walks: 300, keeps 400
+		t.Fatal(err)
+	}
+	write("b", 500) // a run's output, written after the measure
+	if err := l.CheckHome(runs, 100); err != nil { // kept: 400 + 100
+		t.Fatalf("within the TTL the kept measure is used: %v", err)
+	}
+	if err := l.CheckHome(runs, 501); err == nil { // kept 500 + 501 > 1000
+		t.Fatal("the admitted runs were not added to the kept measure")
+	}
+	// Past the TTL the next check walks again and finds b's 500 bytes.
+	stale, _ := json.Marshal(measure{Bytes: 0, MeasuredAt: time.Now().Add(-2 * UsageTTL)})
+	if err := os.WriteFile(filepath.Join(runs, UsageFile), stale, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CheckHome(runs, 150); err == nil {
+		t.Fatal("a stale measure was trusted: the walk would find 800 bytes and refuse 150 more")
 	}
 }
