@@ -100,7 +100,7 @@ func TestHomeMeasureIsKept(t *testing.T) {
 	if err := l.CheckHome(runs, 100); err != nil { // walks: 300, keeps 400
 		t.Fatal(err)
 	}
-	write("b", 500) // a run's output, written after the measure
+	write("b", 500)                                // a run's output, written after the measure
 	if err := l.CheckHome(runs, 100); err != nil { // kept: 400 + 100
 		t.Fatalf("within the TTL the kept measure is used: %v", err)
 	}
