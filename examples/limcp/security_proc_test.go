@@ -10,11 +10,13 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,4 +179,103 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	if err := os.WriteFile(to, b, mode); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestServersAreUndumpable: `limcp mcp` and `verbsurface serve`, run as an
+// unprivileged user, are undumpable: the kernel makes their /proc entries
+// root's, so no process of their user can read them. The test reads the
+// owner of /proc/PID/environ, which the kernel sets to root for an
+// undumpable process and to the process's user otherwise.
+func TestServersAreUndumpable(t *testing.T) {
+	uid := os.Geteuid()
+	var cred *syscall.Credential
+	if uid == 0 {
+		uid = 65534
+		cred = &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
+	}
+	dir, err := os.MkdirTemp("", "limcp-nodump-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, limcpBin, filepath.Join(dir, "limcp"), 0o755)
+	copyFile(t, verbsurfaceBin(t), filepath.Join(dir, "verbsurface"), 0o755)
+	home := filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, uid, uid); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, home: home}
+	t.Cleanup(e.reap)
+	cfg, err := os.ReadFile("verbsurface.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "front.yaml"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		argv []string
+	}{
+		{"limcp mcp", []string{filepath.Join(dir, "limcp"), "--home", home, "mcp"}},
+		{"verbsurface serve", []string{filepath.Join(dir, "verbsurface"), "serve", "-c", filepath.Join(dir, "front.yaml")}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
+			cmd.Dir = home
+			cmd.Env = append(e.environ(), "PATH="+dir+":/usr/bin:/bin", "LIMCP_HOME="+home, "VERBSURFACE_TOKEN=x")
+			if cred != nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+			}
+			stdin, err := cmd.StdinPipe() // held open: the server waits for its client
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+			environ := fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid)
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				st, err := os.Stat(environ)
+				if err != nil {
+					t.Fatalf("%s exited: %v\n%s", tt.name, err, stderr.String())
+				}
+				// Only once the binary runs, as the user: before its
+				// execve the child is still the test's, and root's.
+				exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid))
+				if exe == tt.argv[0] && procUID(cmd.Process.Pid) == uid && st.Sys().(*syscall.Stat_t).Uid == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s (uid %d) is dumpable: its /proc entries are its user's", tt.name, uid)
+				}
+			}
+		})
+	}
+}
+
+// procUID is pid's real uid from /proc/PID/status (-1 if unreadable).
+func procUID(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				n, _ := strconv.Atoi(f[0])
+				return n
+			}
+		}
+	}
+	return -1
 }
