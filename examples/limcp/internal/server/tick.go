@@ -59,7 +59,8 @@ func (s *Server) scheduleTick() verbsurface.Handler {
 		}
 		data, err := call.Runner.Run(ctx, []string{"schedule", "tick", "--json", "--" + SpawnBudgetFlag + "=" + strconv.Itoa(budget)})
 		if err != nil {
-			call.Spawns.Return(budget)
+			// How many it started before it failed is unknown: the
+			// tokens are kept (the safe side).
 			return nil, err
 		}
 		var res map[string]json.RawMessage
