@@ -51,7 +51,8 @@
 //     in the command's process group when it exits is stopped.
 //   - reads nothing from stdin (it is /dev/null).
 //   - reads a prompt file it is handed (see Prompts) before it exits: the
-//     snapshot is removed once the command has exited, so its path must not
+//     snapshot is removed once the command has exited, and is often a
+//     descriptor (/dev/fd/N) only this process holds, so its path must not
 //     be passed on to detached work; copy the content instead.
 //
 // The result is parsed by [ParseMachineResult]; "result_version" is checked
@@ -119,6 +120,15 @@
 // in the group and is never signalled; a stream it keeps open does not make
 // Execute wait (reading stops once the group is gone and the pipe is empty).
 //
+// A command dies with the process that runs it: on Linux and FreeBSD it is
+// started with a parent-death signal (SIGKILL), so a server killed outright
+// (kill -9) leaves no command running past its timeout. Linux ties that
+// signal to the thread that forked the child, and Go ends a thread whenever
+// a goroutine locked to it exits, so every command is forked by one
+// goroutine that holds its thread for the life of the process. Elsewhere
+// (macOS) a CLI that must not outlive its server watches its parent
+// itself.
+//
 // # Prompts
 //
 // [PromptSnapshots] is a ready argument preparer (its Prepare method is a
@@ -128,6 +138,11 @@
 // handed over through such a snapshot too.
 // Its SHA-256 and size come back as info for the op's result. The snapshot
 // lives until the preparer's cleanup runs, which is after the command exits.
+// Where /dev/fd/N opens a descriptor (Linux, macOS, FreeBSD with fdescfs)
+// it has no name on disk at all: it is unlinked as soon as it is written,
+// and a Runner hands the open file to the command as a descriptor, naming
+// it /dev/fd/N in argv, so nothing is left behind however the server ends
+// ([Snapshot] resolves one for a runner of another kind).
 //
 // # Environment
 //

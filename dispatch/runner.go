@@ -299,9 +299,10 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		Dir:         r.dir,
 		Stdout:      outW, // *os.File: handed to the child as is, no copying goroutine
 		Stderr:      errW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: tiedAttr(), // its own group, killed with this process (Linux, FreeBSD)
 	}
-	err = cmd.Start()
+	cmd.Args, cmd.ExtraFiles = inheritSnapshots(cmd.Args) // prompt and file snapshots by descriptor
+	err = startTied(cmd)
 	outW.Close()
 	errW.Close()
 	if err != nil {

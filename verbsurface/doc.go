@@ -278,7 +278,13 @@
 //
 // [Options.SpawnsPerMinute] ([DefaultSpawnsPerMinute], 60) bounds the spawn
 // ops one client may start a minute, keyed by [Options.ClientKey] (nil: one
-// key for the surface); past it, rate_limited with retry_after.
+// key for the surface); past it, rate_limited with retry_after. A verb of
+// another class whose ops start runs (a scheduler's tick) is marked
+// [Verb].Spawns and draws on the same bucket: one token per op when it
+// runs its command, or, with a handler, one per run the handler starts
+// ([SpawnTokens], in [Call].Spawns): the handler takes tokens, gives the
+// command that many as its budget, and returns what was not used. No
+// route that starts a run is left outside the limit.
 //
 // Array parameters may also carry limits of their own (projector.Param's
 // MaxItems and UniqueItems, stated in the schema): an array over maxItems

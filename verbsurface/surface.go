@@ -111,6 +111,7 @@ type Options struct {
 	// spawn op takes a token once it has passed validation, the policy and
 	// the fingerprint check (a refusal before that costs nothing); one over
 	// the rate is rate_limited with retry_after, and nothing is started.
+	// Ops of a verb marked [Verb].Spawns draw on the same bucket.
 	SpawnsPerMinute int
 	// ClientKey names the client a request comes from, for
 	// SpawnsPerMinute (the bearer token of an HTTP request, say). nil:
@@ -544,14 +545,21 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 			return fail(argsError(v, p, &op, CodeStaleFingerprint, nil))
 		}
 	}
-	if v.Class == ClassSpawn && s.spawns != nil {
-		key := ""
-		if s.opts.ClientKey != nil {
-			key = s.opts.ClientKey(ctx)
-		}
-		if ok, retry := s.spawns.take(key); !ok {
+	// Every route that starts runs counts: a spawn op, and an op of a verb
+	// marked Spawns (one token here without a handler; a handler takes
+	// one per run it starts through Call.Spawns).
+	spawnKey := ""
+	if s.opts.ClientKey != nil && (v.Class == ClassSpawn || v.Spawns) {
+		spawnKey = s.opts.ClientKey(ctx)
+	}
+	if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
+		if ok, retry := s.spawns.take(spawnKey); !ok {
 			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
 		}
+	}
+	var spawnTokens *SpawnTokens
+	if v.Spawns && v.Class != ClassSpawn && v.Handler != nil {
+		spawnTokens = &SpawnTokens{limiter: s.spawns, key: spawnKey, verb: v.Name}
 	}
 	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
@@ -592,7 +600,7 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 			args = prepared
 		}
 	}
-	data, eo := s.execute(ctx, v, p, args, progress)
+	data, eo := s.execute(ctx, v, p, args, progress, spawnTokens)
 	if eo != nil {
 		if eo.Code == CodeInvalidArgs {
 			// A handler, or the CLI itself, refused an argument the
@@ -621,14 +629,18 @@ func (s *Surface) runnerOf(v *Verb) Runner {
 // execute runs the verb's handler or its rendered command: the machine
 // arguments where they go (v.Machine, else Options.Machine), the command
 // path, the verb's fixed arguments, then the caller's rendered arguments.
-func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc) (json.RawMessage, *ErrorObject) {
+func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc, spawns *SpawnTokens) (json.RawMessage, *ErrorObject) {
 	runner := s.runnerOf(v)
 	if v.Handler != nil {
-		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: runner, Progress: progress})
+		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: runner, Progress: progress, Spawns: spawns})
 		if err != nil {
 			var pe paramError
 			if errors.As(err, &pe) {
 				return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{{Param: pe.Param(), Rule: RuleHandler, Reason: err.Error()}}}
+			}
+			var rl *rateLimitError
+			if errors.As(err, &rl) {
+				return nil, rateLimited(v, rl.limit, rl.retry)
 			}
 			return nil, executionError(err, true)
 		}

@@ -98,6 +98,23 @@ type Verb struct {
 	// line the CLI stores and runs later (a schedule's): see
 	// [StoredCommand].
 	StoredCommand *StoredCommand
+	// Spawns marks a verb whose ops start runs although its class is not
+	// spawn: a scheduler's tick, which starts whatever is due. Its ops
+	// count against Options.SpawnsPerMinute, in the same bucket of the
+	// same client as spawn ops, so no route around the limit is left
+	// open. How much an op costs:
+	//
+	//   - without a Handler, one token, taken before the command runs
+	//     (none left: rate_limited, nothing runs), however many runs the
+	//     command then starts; a command that may start several per op
+	//     is better given a budget by a Handler;
+	//   - with a Handler, nothing up front: the handler takes one token
+	//     per run it is about to start through [Call].Spawns and gives
+	//     back what it did not use, so an op costs exactly what it starts.
+	//
+	// A spawn verb needs no mark (it always counts, one token per op). The
+	// mark does not require a fingerprint (RequireFingerprint does).
+	Spawns bool
 }
 
 // needsFingerprint reports whether an op of v must carry the fingerprint.
@@ -144,6 +161,10 @@ type Call struct {
 	// Progress reports progress to the client when it asked for it (an MCP
 	// progress token); otherwise it does nothing. Never nil.
 	Progress ProgressFunc
+	// Spawns is the op's access to its client's spawn bucket, for the
+	// handler of a verb marked [Verb].Spawns: the handler takes a token
+	// for each run it starts. Nil for every other verb.
+	Spawns *SpawnTokens
 }
 
 // ProgressFunc reports progress on a long-running op. progress should

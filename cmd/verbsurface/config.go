@@ -146,6 +146,10 @@ type VerbConfig struct {
 	// StoredCommand guards a parameter holding a command line the CLI
 	// stores and runs later.
 	StoredCommand *StoredCommandConfig `yaml:"stored_command"`
+	// Spawns marks a verb of another class whose command starts runs (a
+	// scheduler's tick): each op takes a spawn token as a spawn op does
+	// (verbsurface.Verb.Spawns), however many runs it then starts.
+	Spawns bool `yaml:"spawns"`
 
 	line int            // the verb's line
 	keys map[string]int // the line of each key the verb sets

@@ -27,9 +27,11 @@
 // an installed cobra binary read from its own completion protocol and
 // --help (source: {cobra: [BINARY]}), or a tree file); the directory it
 // runs in (cwd:); the variables it may see; the parameters no caller may
-// set (exclude:); the fenced commands; the verbs; the roots under which callers may name files; a policy file
-// (package policy: allow, ask or deny per verb and argument, loaded
-// against the live verbs at start; limits.live_runs is refused, since only
+// set (exclude:); the fenced commands; the verbs (one of another class
+// whose command starts runs, a scheduler's tick, says spawns: true, and
+// each of its ops takes a token of the spawn rate); the roots under which
+// callers may name files; a policy file (package policy: allow, ask or
+// deny per verb and argument, loaded against the live verbs at start; limits.live_runs is refused, since only
 // limcp's server can count a CLI's live runs); and, for a CLI with
 // background runs, wait: and kill: (job.wait over package wait and the
 // CLI's observe command, job.kill over package kill and the CLI's own
@@ -104,5 +106,9 @@
 // rate by opening sessions. Callers may name
 // files only under the configuration's roots: (none by default; a file
 // with more than one name is refused there unless allow_hard_links:
-// true), and env.pass may not list VERBSURFACE_TOKEN.
+// true), and env.pass may not list VERBSURFACE_TOKEN. The token leaves the
+// server's environment once read, and the server is undumpable from its
+// first instruction (on Linux prctl(PR_SET_DUMPABLE, 0): no process of its
+// user reads its /proc/PID/environ or memory; see the repository's
+// SECURITY.md for macOS and FreeBSD).
 package main

@@ -114,7 +114,8 @@ func newFront(cfg *Config) (*front, error) {
 	}
 	for i, vc := range cfg.Verbs {
 		v := verbsurface.Verb{Name: vc.Name, Class: verbsurface.Class(vc.Class), Path: vc.Path,
-			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint, Args: vc.Args, Exclude: vc.Exclude}
+			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint, Args: vc.Args, Exclude: vc.Exclude,
+			Spawns: vc.Spawns}
 		if len(vc.Files) > 0 {
 			v.PathParams = map[string]projector.PathUse{}
 			for _, fp := range vc.Files {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
@@ -22,6 +23,9 @@ import (
 )
 
 func main() {
+	// First: the server holds the bearer token and the fronted CLI's
+	// variables; the processes of its user must not read them from /proc.
+	_ = nodump.Protect()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -78,6 +82,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			hopts, err := hf.options(c, os.Getenv)
+			_ = os.Unsetenv(tokenEnv) // read once; nothing started later inherits it
 			if err != nil {
 				return err
 			}

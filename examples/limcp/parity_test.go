@@ -64,8 +64,14 @@ func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 func parityPair(t *testing.T, e *env, limcpArgs ...string) (limcpMCP, front *mcpClient) {
 	t.Helper()
 	path := "PATH=" + filepath.Dir(limcpBin) + string(os.PathListSeparator) + os.Getenv("PATH")
-	limcpMCP = e.dialStdio(nil, []string{path}, limcpArgs...)
+	return e.dialStdio(nil, []string{path}, limcpArgs...), startFront(t, e, "")
+}
 
+// startFront serves the shipped verbsurface.yaml, with extra appended
+// (more top-level keys), on e's home.
+func startFront(t *testing.T, e *env, extra string) *mcpClient {
+	t.Helper()
+	path := "PATH=" + filepath.Dir(limcpBin) + string(os.PathListSeparator) + os.Getenv("PATH")
 	b, err := os.ReadFile("verbsurface.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +83,7 @@ func parityPair(t *testing.T, e *env, limcpArgs ...string) (limcpMCP, front *mcp
 		t.Fatalf("verbsurface.yaml no longer says %q", pass)
 	}
 	cfg := filepath.Join(t.TempDir(), "verbsurface.yaml")
-	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), pass, "env: {pass: [LIMCP_HOME, "+tagVar+"]}", 1)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), pass, "env: {pass: [LIMCP_HOME, "+tagVar+"]}", 1)+extra), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(verbsurfaceBin(t), "serve", "-c", cfg)
@@ -90,7 +96,7 @@ func parityPair(t *testing.T, e *env, limcpArgs ...string) (limcpMCP, front *mcp
 		t.Fatalf("starting verbsurface serve: %v\n%s", err, log)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return limcpMCP, &mcpClient{t: t, cs: cs, home: e.home}
+	return &mcpClient{t: t, cs: cs, home: e.home}
 }
 
 // helpOf is what help says about a verb that parity compares.

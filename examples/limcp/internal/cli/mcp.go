@@ -110,6 +110,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
 		hopts, err := httpFlags(cmd, httpAddr, tokenFile, insecureNoAuth, allowOrigins, sessionTimeout, maxSessions, bounds, a.opts.Getenv)
+		// Read once, the token leaves the environment: nothing this
+		// process starts can inherit it, and nothing reads it later.
+		_ = os.Unsetenv(server.TokenEnv)
 		if err != nil {
 			return err
 		}

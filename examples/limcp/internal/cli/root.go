@@ -181,6 +181,7 @@ results with --json.`,
 // error reaching Main can only have come from cobra's parsing.
 func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		a.watchServer(cmd)
 		if err := fn(cmd, args); err != nil {
 			return toMachine(err, nil)
 		}
