@@ -273,7 +273,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	args = append(append(args, r.leading...), argv...)
 	res := &Result{ExitCode: -1}
 	fail := func(e *Error) (*Result, error) {
-		e.Program, e.Args = r.path, args
+		e.Program, e.Args, e.Leading = r.path, args, len(r.leading)
 		res.Duration = time.Since(start)
 		return res, e
 	}
@@ -398,7 +398,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		// status: the CLI said what went wrong, which beats any guess of ours.
 		res.Duration = time.Since(start)
 		return res, &CLIError{Code: mr.Error.Code, Message: mr.Error.Message, Details: mr.Error.Details,
-			ExitCode: res.ExitCode, Program: r.path, Args: args, Stderr: string(res.Stderr)}
+			ExitCode: res.ExitCode, Program: r.path, Args: args, Leading: len(r.leading), Stderr: string(res.Stderr)}
 	}
 	if res.ExitCode != 0 {
 		// Strict: an ok result from a command that exited non-zero is not a
