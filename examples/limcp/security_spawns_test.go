@@ -276,3 +276,45 @@ func TestFrontTickTakesASpawnToken(t *testing.T) {
 		t.Fatalf("a second tick: %s; want rate_limited", o.raw)
 	}
 }
+
+// TestFrontTickStartsOneScheduleAnOp: through the shipped YAML front, a
+// tick op pays one spawn token and starts at most one stored command (its
+// fixed --spawn-budget=1, which no caller sees), leaving the other due
+// schedules due: three due schedules take three tick ops, and so three
+// tokens, as three submits would. Before, one tick op started all three
+// for one token.
+func TestFrontTickStartsOneScheduleAnOp(t *testing.T) {
+	e := newEnv(t)
+	f := startFront(t, e, "")
+	names := []string{"a", "b", "c"}
+	for _, n := range names {
+		if o := f.request(opsOf(addSchedule(n, "agent", "echo", "x"))).Results[0]; !o.OK {
+			t.Fatalf("schedule.add %s: %s", n, o.raw)
+		}
+	}
+	e.makeDue(names...)
+	if _, ok := f.help("schedule.tick").Schema.Properties["spawn_budget"]; ok {
+		t.Fatal("the front's schedule.tick offers spawn_budget")
+	}
+	started := map[string]bool{}
+	for i := range len(names) {
+		o := f.op("schedule.tick", map[string]any{}, "")
+		if !o.OK {
+			t.Fatalf("tick %d: %s", i, o.raw)
+		}
+		var tr tickResult
+		if err := json.Unmarshal(o.Result, &tr); err != nil {
+			t.Fatalf("tick %d: %v in %s", i, err, o.raw)
+		}
+		if len(tr.Started) != 1 || tr.Started[0].ID == "" || len(tr.Deferred) != len(names)-1-i {
+			t.Fatalf("tick %d started %d and deferred %d: %s; want one started, %d deferred", i, len(tr.Started), len(tr.Deferred), o.raw, len(names)-1-i)
+		}
+		started[tr.Started[0].Schedule] = true
+	}
+	if len(started) != len(names) {
+		t.Fatalf("the ticks started %v; want each of %v once", started, names)
+	}
+	if n := e.recordCount(); n != len(names) {
+		t.Fatalf("%d records; want %d (one run a schedule)", n, len(names))
+	}
+}

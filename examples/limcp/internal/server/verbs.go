@@ -80,7 +80,7 @@ var verbTable = []verbSpec{
 	{name: "schedule.remove", class: verbsurface.ClassControl, path: []string{"schedule", "remove"},
 		summary: "remove a schedule"},
 	{name: "schedule.tick", class: verbsurface.ClassControl, path: []string{"schedule", "tick"},
-		summary: "start every schedule that is due"},
+		summary: "start due schedules, within the spawn limits"},
 
 	{name: "team.create", class: verbsurface.ClassControl, path: []string{"team", "create"},
 		summary: "create a team board"},
