@@ -51,12 +51,28 @@
 //     in the command's process group when it exits is stopped.
 //   - reads nothing from stdin (it is /dev/null).
 //   - reads a prompt file it is handed (see Prompts) before it exits: the
-//     snapshot is removed once the command has exited, so its path must not
+//     snapshot is removed once the command has exited, and is often a
+//     descriptor (/dev/fd/N) only this process holds, so its path must not
 //     be passed on to detached work; copy the content instead.
 //
 // The result is parsed by [ParseMachineResult]; "result_version" is checked
 // before anything else in the object, so a future version fails as
 // unsupported_result_version rather than as a shape error.
+//
+// # Programs not written for the contract
+//
+// A program that prints a JSON listing, JSON lines or text, and may exit 1
+// to mean "findings", is run with Options.Output set to [OutputJSON],
+// [OutputJSONL] or [OutputText] and Options.OKExit to the statuses that
+// mean success ([0, 1] for a linter). Its stdout is then data and never
+// control: nothing it prints can make a run fail, succeed or change
+// version, so a config file whose keys happen to be result_version and ok
+// is returned as it is. Run returns an [OutputResult] (output, exit_code,
+// stderr, replaced_bytes: the same keys every time); an exit status not in
+// OKExit is nonzero_exit with the output as read in its details, so a
+// linter's findings are never lost; stdout that is not what the mode says
+// is invalid_result with an excerpt ([ParseOutput] reads each mode).
+// Timeouts, caps and process groups are exactly those of the contract.
 //
 // # Failures, in the order they are checked
 //
@@ -104,6 +120,15 @@
 // in the group and is never signalled; a stream it keeps open does not make
 // Execute wait (reading stops once the group is gone and the pipe is empty).
 //
+// A command dies with the process that runs it: on Linux and FreeBSD it is
+// started with a parent-death signal (SIGKILL), so a server killed outright
+// (kill -9) leaves no command running past its timeout. Linux ties that
+// signal to the thread that forked the child, and Go ends a thread whenever
+// a goroutine locked to it exits, so every command is forked by one
+// goroutine that holds its thread for the life of the process. Elsewhere
+// (macOS) a CLI that must not outlive its server watches its parent
+// itself.
+//
 // # Prompts
 //
 // [PromptSnapshots] is a ready argument preparer (its Prepare method is a
@@ -113,6 +138,11 @@
 // handed over through such a snapshot too.
 // Its SHA-256 and size come back as info for the op's result. The snapshot
 // lives until the preparer's cleanup runs, which is after the command exits.
+// Where /dev/fd/N opens a descriptor (Linux, macOS, FreeBSD with fdescfs)
+// it has no name on disk at all: it is unlinked as soon as it is written,
+// and a Runner hands the open file to the command as a descriptor, naming
+// it /dev/fd/N in argv, so nothing is left behind however the server ends
+// ([Snapshot] resolves one for a runner of another kind).
 //
 // # Environment
 //

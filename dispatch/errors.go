@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,10 @@ type Error struct {
 	// Both are empty for an error from [ParseMachineResult] alone.
 	Program string
 	Args    []string
+	// Leading is how many of Args are the runner's leading args
+	// (Options.LeadingArgs): the operator's, which the words meant for a
+	// caller leave out (see ErrorMessage).
+	Leading int
 
 	// Problem says what went wrong in words, without the command.
 	Problem string
@@ -88,18 +93,45 @@ type Error struct {
 	ResultProblem Kind
 	// Stderr is the retained tail of the command's stderr.
 	Stderr string
+	// Output is, for a nonzero_exit under an output mode other than
+	// envelope (Options.Output), stdout as that mode reads it (null when
+	// stdout was not what the mode says: ResultProblem and Excerpt say
+	// so), and ReplacedBytes the bytes of stdout that were not UTF-8. A
+	// linter's findings come back here. Nil under the envelope.
+	Output        json.RawMessage
+	ReplacedBytes int
+	// Excerpt is the start of what stdout held, for an invalid_result
+	// under an output mode (and a nonzero_exit whose stdout was not what
+	// the mode says): what the program printed instead.
+	Excerpt string
 
 	// Err is the underlying cause, if any: the start error for
 	// launch_failed, the context's error for cancelled.
 	Err error
 }
 
-// Error returns "dispatch: <command>: <problem>".
+// Error returns "dispatch: <command>: <problem>", the command as it ran
+// (the program's absolute path and every argument): the operator's
+// words, for logs. [Error.ErrorMessage] is the caller's.
 func (e *Error) Error() string {
+	return "dispatch: " + e.sentence(formatCommand(e.Program, e.Args))
+}
+
+// ErrorMessage returns "<command>: <problem>" with the command as a
+// caller may see it: the program by its name alone and without the
+// runner's leading arguments, which are the operator's (a script's path,
+// a configuration file) and can name the server's files. A server that
+// answers an untrusted client with this message and [Error.ErrorDetails]
+// quotes none of its own paths; the program's stderr, quoted as it
+// printed it, is the program's to keep clean.
+func (e *Error) ErrorMessage() string {
+	return e.sentence(e.callerCommand())
+}
+
+func (e *Error) sentence(command string) string {
 	var b strings.Builder
-	b.WriteString("dispatch: ")
 	if e.Program != "" {
-		b.WriteString(formatCommand(e.Program, e.Args))
+		b.WriteString(command)
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Problem)
@@ -108,6 +140,19 @@ func (e *Error) Error() string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// callerCommand is the command line as a caller may see it: the
+// program's base name and the arguments after the leading ones.
+func (e *Error) callerCommand() string {
+	return callerCommand(e.Program, e.Args, e.Leading)
+}
+
+func callerCommand(program string, args []string, leading int) string {
+	if leading > len(args) {
+		leading = len(args)
+	}
+	return formatCommand(filepath.Base(program), args[leading:])
 }
 
 // Unwrap returns the underlying cause (for errors.Is with
@@ -121,10 +166,16 @@ func (e *Error) ErrorCode() string { return string(e.Kind) }
 // ErrorDetails returns the machine-readable facts of the failure,
 // JSON-ready. Keys present depend on the kind:
 //
-//   - "command": the shortened command line, always when known;
+//   - "command": the shortened command line as a caller may see it (the
+//     program's name, no leading arguments: see ErrorMessage), always
+//     when known;
 //   - "problem": the problem in words, always;
 //   - "exit_code", "signal": for nonzero_exit;
 //   - "result_problem": for nonzero_exit, what stdout lacked ("" when it held an ok result);
+//   - "output", "replaced_bytes": for nonzero_exit under an output mode
+//     other than envelope, stdout as the mode reads it (null when it could
+//     not be read) and how many of its bytes were not UTF-8;
+//   - "excerpt": the start of stdout, when it was not what the output mode says;
 //   - "stream", "cap_bytes": for output_overflow;
 //   - "timeout_seconds": for timeout;
 //   - "result_version": for unsupported_result_version;
@@ -133,7 +184,7 @@ func (e *Error) ErrorCode() string { return string(e.Kind) }
 func (e *Error) ErrorDetails() map[string]any {
 	d := map[string]any{"problem": e.Problem}
 	if e.Program != "" {
-		d["command"] = formatCommand(e.Program, e.Args)
+		d["command"] = e.callerCommand()
 	}
 	switch e.Kind {
 	case KindNonzeroExit:
@@ -142,6 +193,10 @@ func (e *Error) ErrorDetails() map[string]any {
 			d["signal"] = e.Signal
 		}
 		d["result_problem"] = string(e.ResultProblem)
+		if e.Output != nil {
+			d["output"] = e.Output
+			d["replaced_bytes"] = e.ReplacedBytes
+		}
 	case KindOutputOverflow:
 		d["stream"] = e.Stream
 		d["cap_bytes"] = e.Cap
@@ -151,8 +206,17 @@ func (e *Error) ErrorDetails() map[string]any {
 		d["result_version"] = e.ResultVersion
 	case KindCancelled, KindLaunchFailed:
 		if e.Err != nil {
-			d["cause"] = e.Err.Error()
+			// The start error names the program by its path (fork/exec
+			// /usr/bin/x: ...): the caller gets its name.
+			cause := e.Err.Error()
+			if e.Program != "" {
+				cause = strings.ReplaceAll(cause, e.Program, filepath.Base(e.Program))
+			}
+			d["cause"] = cause
 		}
+	}
+	if e.Excerpt != "" {
+		d["excerpt"] = e.Excerpt
 	}
 	if e.Stderr != "" {
 		d["stderr_tail"] = e.Stderr
@@ -174,12 +238,20 @@ type CLIError struct {
 	ExitCode int
 	Program  string
 	Args     []string
+	Leading  int    // how many of Args are the runner's leading args
 	Stderr   string // retained tail of stderr
 }
 
 // Error returns "dispatch: <command>: CLI error <code>: <message>".
 func (e *CLIError) Error() string {
 	return fmt.Sprintf("dispatch: %s: CLI error %s: %s", formatCommand(e.Program, e.Args), e.Code, e.Message)
+}
+
+// ErrorMessage returns "<command>: CLI error <code>: <message>" with the
+// command as a caller may see it (the program's name, no leading
+// arguments), as [Error.ErrorMessage] does.
+func (e *CLIError) ErrorMessage() string {
+	return fmt.Sprintf("%s: CLI error %s: %s", callerCommand(e.Program, e.Args, e.Leading), e.Code, e.Message)
 }
 
 // ErrorCode returns [CodeCLIError].

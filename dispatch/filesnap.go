@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"sync"
 )
 
 // DefaultMaxFileBytes caps a [FileSnapshots] file when MaxBytes is zero.
@@ -61,14 +60,12 @@ func (p FileSnapshots) Prepare(ctx context.Context, args map[string]any) (map[st
 	if err != nil {
 		return nil, nil, noop, err
 	}
-	snap, err := writeSnapshot(p.Dir, "dispatch-"+p.Param+"-*", content)
+	snap, release, err := writeSnapshot(p.Dir, "dispatch-"+p.Param+"-*", content)
 	if err != nil {
 		return nil, nil, noop, err
 	}
 	sum := sha256.Sum256(content)
 	prepared := maps.Clone(args)
 	prepared[p.Param] = snap
-	var once sync.Once
-	return prepared, map[string]any{p.Param + "_sha256": hex.EncodeToString(sum[:]), p.Param + "_bytes": len(content)},
-		func() { once.Do(func() { _ = os.Remove(snap) }) }, nil
+	return prepared, map[string]any{p.Param + "_sha256": hex.EncodeToString(sum[:]), p.Param + "_bytes": len(content)}, release, nil
 }

@@ -26,7 +26,15 @@ func ExampleFileSnapshots() {
 	}
 	defer cleanup()
 	snap := prepared["spec"].(string)
-	st, _ := os.Stat(snap)
+	// A dispatch.Runner hands the snapshot to the command itself; any
+	// other reader finds its open file by the key (or its name, on a
+	// platform without /dev/fd).
+	var st os.FileInfo
+	if f := dispatch.Snapshot(snap); f != nil {
+		st, _ = f.Stat()
+	} else {
+		st, _ = os.Stat(snap)
+	}
 	fmt.Println(snap != spec, st.Mode().Perm(), info["spec_bytes"])
 
 	_, _, _, err = dispatch.FileSnapshots{Param: "spec"}.Prepare(context.Background(), map[string]any{"spec": "/dev/zero"})

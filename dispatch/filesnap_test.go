@@ -5,12 +5,37 @@ package dispatch
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 )
+
+// readSnapshot returns a snapshot's content by the key a preparer put in
+// the args: through its open file when it has no name (Snapshot), else by
+// its name.
+func readSnapshot(t *testing.T, key string) (string, os.FileInfo) {
+	t.Helper()
+	f := Snapshot(key)
+	if f == nil {
+		var err error
+		if f, err = os.Open(key); err != nil {
+			t.Fatalf("snapshot %s: %v", key, err)
+		}
+		defer f.Close()
+	}
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), st
+}
 
 func TestFileSnapshots(t *testing.T) {
 	dir := t.TempDir()
@@ -27,20 +52,23 @@ func TestFileSnapshots(t *testing.T) {
 	if snap == spec || prepared["other"] != 1 {
 		t.Fatalf("prepared %v", prepared)
 	}
-	st, err := os.Stat(snap)
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("snapshot %s: %v, mode %v", snap, err, st.Mode())
+	b, st := readSnapshot(t, snap)
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("snapshot %s: mode %v", snap, st.Mode())
 	}
-	if b, _ := os.ReadFile(snap); string(b) != "steps: []\n" || info["spec_bytes"] != 10 || len(info["spec_sha256"].(string)) != 64 {
+	if b != "steps: []\n" || info["spec_bytes"] != 10 || len(info["spec_sha256"].(string)) != 64 {
 		t.Fatalf("snapshot %q, info %v", b, info)
+	}
+	if ents, _ := os.ReadDir(fs.Dir); fdNames() && len(ents) != 0 {
+		t.Fatalf("a live snapshot has a name in %s: %v (a killed server would leave it)", fs.Dir, ents)
 	}
 	// A later edit of the caller's file changes nothing.
 	os.WriteFile(spec, []byte("changed"), 0o644)
-	if b, _ := os.ReadFile(snap); string(b) != "steps: []\n" {
+	if b, _ := readSnapshot(t, snap); b != "steps: []\n" {
 		t.Fatalf("snapshot changed with the original: %q", b)
 	}
 	cleanup()
-	if _, err := os.Stat(snap); !os.IsNotExist(err) {
+	if _, err := os.Stat(snap); !os.IsNotExist(err) || Snapshot(snap) != nil {
 		t.Fatalf("cleanup left %s", snap)
 	}
 }
@@ -102,7 +130,7 @@ func TestOpenHookReplacesTheOpenByPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cleanup2()
-	if b, _ := os.ReadFile(prepared["spec"].(string)); string(b) != "checked content" {
+	if b, _ := readSnapshot(t, prepared["spec"].(string)); b != "checked content" {
 		t.Errorf("spec snapshot %q, want the hook's file", b)
 	}
 }

@@ -22,6 +22,9 @@ import (
 var fakeCLI string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serverHelperEnv) != "" {
+		os.Exit(serverHelper())
+	}
 	os.Exit(runTests(m))
 }
 

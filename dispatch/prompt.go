@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"unicode/utf8"
 )
@@ -44,6 +43,9 @@ const maxKernelArgBytes = 128<<10 - 1
 // parameter. The snapshot exists until cleanup, which the caller runs after
 // the command exits, so the CLI must read it before exiting (a spawn command
 // copies the prompt for its detached worker rather than passing the path).
+// Where the platform allows it has no name on disk: the path in the
+// prepared args is a key that a [Runner] turns into an inherited
+// descriptor, /dev/fd/N (see the package documentation, "Prompts").
 type PromptSnapshots struct {
 	// TextParam is the parameter carrying prompt text ("prompt").
 	TextParam string
@@ -180,16 +182,14 @@ func (p PromptSnapshots) Prepare(ctx context.Context, args map[string]any) (prep
 	if !hasFile && len(content) <= p.maxArg() && !strings.ContainsRune(string(content), 0) {
 		return args, info, noop, nil
 	}
-	snap, err := writeSnapshot(p.Dir, "dispatch-prompt-*.txt", content)
+	snap, release, err := writeSnapshot(p.Dir, "dispatch-prompt-*.txt", content)
 	if err != nil {
 		return nil, nil, noop, err
 	}
 	prepared = maps.Clone(args)
 	delete(prepared, textName)
 	prepared[fileName] = snap
-	var once sync.Once
-	cleanup = func() { once.Do(func() { _ = os.Remove(snap) }) }
-	return prepared, info, cleanup, nil
+	return prepared, info, release, nil
 }
 
 // readCallerFile reads the caller's file once, refusing anything that is
@@ -253,39 +253,6 @@ func readCallerFile(ctx context.Context, param, path, what string, limit int64, 
 		return nil, bad("is not valid UTF-8 (first invalid byte at offset %d)", firstInvalidUTF8(content))
 	}
 	return content, nil
-}
-
-// writeSnapshot writes content to a new private file in dir (0600, a name
-// no one else can claim: O_EXCL) and returns its path. On any failure
-// nothing is left behind.
-func writeSnapshot(dir, pattern string, content []byte) (string, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", fmt.Errorf("dispatch: cannot create a prompt snapshot in %s: %w", dir, err)
-	}
-	name := f.Name()
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(name)
-		return "", fmt.Errorf("dispatch: cannot write the prompt snapshot %s: %w", name, err)
-	}
-	if err := f.Chmod(0o600); err != nil { // CreateTemp uses 0600 already; umask cannot widen it, but say so
-		return fail(err)
-	}
-	if _, err := f.Write(content); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("dispatch: cannot write the prompt snapshot %s: %w", name, err)
-	}
-	if abs, err := filepath.Abs(name); err == nil {
-		name = abs
-	}
-	return name, nil
 }
 
 func firstInvalidUTF8(b []byte) int {

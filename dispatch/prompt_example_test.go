@@ -23,13 +23,20 @@ func ExamplePromptSnapshots_Prepare() {
 
 	// Text too large for one argv entry moves to a private snapshot file.
 	args, info, cleanup, _ = prep.Prepare(ctx, map[string]any{"model": "m", "prompt": strings.Repeat("a", 100_000)})
+	// The snapshot is handed to the command by a dispatch.Runner (as
+	// /dev/fd/N); dispatch.Snapshot finds its open file by the key.
 	snap := args["prompt_file"].(string)
-	st, _ := os.Stat(snap)
+	var st os.FileInfo
+	if f := dispatch.Snapshot(snap); f != nil {
+		st, _ = f.Stat()
+	} else {
+		st, _ = os.Stat(snap)
+	}
 	_, stillText := args["prompt"]
 	fmt.Println(stillText, info["prompt_bytes"], st.Mode().Perm())
 	cleanup() // after the command exits
 	_, err := os.Stat(snap)
-	fmt.Println(errors.Is(err, os.ErrNotExist))
+	fmt.Println(errors.Is(err, os.ErrNotExist) && dispatch.Snapshot(snap) == nil)
 	// Output:
 	// hello 5 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
 	// false 100000 -rw-------

@@ -58,6 +58,17 @@ type Options struct {
 	// Grace is how long a terminated group has between SIGTERM and SIGKILL
 	// (DefaultGrace).
 	Grace time.Duration
+
+	// Output is how the command answers on stdout: "" or OutputEnvelope
+	// (the machine-result contract), OutputJSON, OutputJSONL or
+	// OutputText. Under the last three the output is data, never control;
+	// see [Output].
+	Output Output
+	// OKExit lists the exit statuses that mean success under OutputJSON,
+	// OutputJSONL and OutputText (nil: only 0): a linter whose findings
+	// exit 1 takes [0, 1]. Refused under the envelope, whose contract
+	// needs exit status 0 for an ok result.
+	OKExit []int
 }
 
 // Runner runs one CLI under the machine-result contract. It holds the
@@ -73,6 +84,8 @@ type Runner struct {
 	stderrCap int64
 	timeout   time.Duration
 	grace     time.Duration
+	output    Output     // "" for the envelope
+	okExit    []int      // for the other outputs
 	awaitExit exitWaiter // platformExitWaiter; tests swap in pollExit
 }
 
@@ -98,6 +111,9 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 	}
 	if program == "" {
 		return nil, bad("no program given", nil)
+	}
+	if err := checkOutputOptions(opts.Output, opts.OKExit); err != nil {
+		return nil, bad(fmt.Sprintf("runner for %q: %v", program, err), nil)
 	}
 	path := program
 	if filepath.Base(program) == program {
@@ -154,6 +170,12 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		grace:     orDefault(opts.Grace, DefaultGrace),
 		awaitExit: platformExitWaiter,
 	}
+	if opts.Output != "" && opts.Output != OutputEnvelope {
+		r.output, r.okExit = opts.Output, []int{0}
+		if len(opts.OKExit) > 0 {
+			r.okExit = slices.Clone(opts.OKExit)
+		}
+	}
 	return r, nil
 }
 
@@ -169,7 +191,9 @@ func (r *Runner) Path() string { return r.path }
 
 // Result is everything known about one command run, success or not.
 type Result struct {
-	// Data is the "data" member of an ok machine result; nil otherwise.
+	// Data is the "data" member of an ok machine result; under another
+	// output mode (Options.Output), the [OutputResult] as JSON; nil on
+	// failure.
 	Data json.RawMessage
 	// ExitCode is the exit status, or -1 if the command did not exit on its
 	// own (not started, killed by a signal, terminated by the runner).
@@ -229,6 +253,13 @@ func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error
 //     invalid, multiple, unsupported version, invalid shape); a valid error
 //     object gives [*CLIError]; an ok result is success.
 //
+// Under an output mode other than the envelope (Options.Output), 3 and 4
+// are replaced by the mode's own reading, which never looks for a machine
+// result and never gives a [*CLIError]: an exit status outside
+// Options.OKExit is [KindNonzeroExit] with the output as read; stdout that
+// is not what the mode says is [KindInvalidResult] with an excerpt;
+// anything else is success, Result.Data holding an [OutputResult].
+//
 // Whatever the ending, Execute returns only after no live member of the
 // group is left (or, for a process stuck in the kernel, 5 s after SIGKILL:
 // Result.Survivors): on stop, the group gets SIGTERM and, after the grace, SIGKILL; on a
@@ -242,7 +273,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	args = append(append(args, r.leading...), argv...)
 	res := &Result{ExitCode: -1}
 	fail := func(e *Error) (*Result, error) {
-		e.Program, e.Args = r.path, args
+		e.Program, e.Args, e.Leading = r.path, args, len(r.leading)
 		res.Duration = time.Since(start)
 		return res, e
 	}
@@ -268,9 +299,10 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		Dir:         r.dir,
 		Stdout:      outW, // *os.File: handed to the child as is, no copying goroutine
 		Stderr:      errW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: tiedAttr(), // its own group, killed with this process (Linux, FreeBSD)
 	}
-	err = cmd.Start()
+	cmd.Args, cmd.ExtraFiles = inheritSnapshots(cmd.Args) // prompt and file snapshots by descriptor
+	err = startTied(cmd)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -356,6 +388,9 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		e.ExitCode = -1
 		return fail(e)
 	}
+	if r.output != "" {
+		return r.finishOutput(res, e, signal, fail)
+	}
 
 	mr, perr := ParseMachineResult(res.Stdout)
 	if mr != nil && !mr.OK {
@@ -363,7 +398,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		// status: the CLI said what went wrong, which beats any guess of ours.
 		res.Duration = time.Since(start)
 		return res, &CLIError{Code: mr.Error.Code, Message: mr.Error.Message, Details: mr.Error.Details,
-			ExitCode: res.ExitCode, Program: r.path, Args: args, Stderr: string(res.Stderr)}
+			ExitCode: res.ExitCode, Program: r.path, Args: args, Leading: len(r.leading), Stderr: string(res.Stderr)}
 	}
 	if res.ExitCode != 0 {
 		// Strict: an ok result from a command that exited non-zero is not a

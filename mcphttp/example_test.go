@@ -3,6 +3,7 @@
 package mcphttp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -57,6 +58,43 @@ func ExampleHandler() {
 	// Output:
 	// 401 "Bearer realm=\"example\""
 	// 200 ""
+}
+
+// Serve bounds every connection: a refusal ends the connection it came on,
+// and a body beyond MaxBodyBytes is refused before it is read.
+func ExampleServe() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "example", Version: "v0"}, nil)
+	const token = "example-token-0123456789abcdefghij"
+	ln, _ := mcphttp.Listen("127.0.0.1:0", token)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- mcphttp.Serve(ctx, ln, srv, &mcphttp.Options{Token: token, MaxConns: 32, MaxBodyBytes: 1 << 10})
+	}()
+	for _, c := range []struct{ auth, body string }{
+		{"", "{}"}, // no token
+		{"Bearer " + token, strings.Repeat("x", 2048)}, // too large
+	} {
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+mcphttp.Path, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode, "connection closed:", resp.Close)
+	}
+	stop()
+	fmt.Println(<-done)
+	// Output:
+	// 401 connection closed: true
+	// 413 connection closed: true
+	// <nil>
 }
 
 // An --allow-origin value is checked and made canonical: the browser

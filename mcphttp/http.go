@@ -35,6 +35,43 @@ const DefaultSessionTimeout = 30 * time.Minute
 // once when [Options.MaxSessions] is zero.
 const DefaultMaxSessions = 64
 
+// DefaultMaxConns is how many connections may be open at once when
+// [Options.MaxConns] is zero: a quarter of the common descriptor limit of
+// 1,024 per process, yet more than the clients one operator runs.
+const DefaultMaxConns = 256
+
+// DefaultReadHeaderTimeout bounds how long a request's headers may take to
+// arrive when [Options.ReadHeaderTimeout] is zero; a connection that sends
+// none is closed after it.
+const DefaultReadHeaderTimeout = 10 * time.Second
+
+// DefaultReadTimeout bounds how long a request's body may take to arrive,
+// once it is read, when [Options.ReadTimeout] is zero.
+const DefaultReadTimeout = 30 * time.Second
+
+// DefaultWriteTimeout bounds each write of a response when
+// [Options.WriteTimeout] is zero: a client that takes nothing for this
+// long loses the connection.
+const DefaultWriteTimeout = 30 * time.Second
+
+// DefaultIdleTimeout is how long a connection may sit idle between
+// requests (a keep-alive) when [Options.IdleTimeout] is zero. It is not the
+// session's idle time ([DefaultSessionTimeout]): a session outlives its
+// connections.
+const DefaultIdleTimeout = 60 * time.Second
+
+// DefaultMaxBodyBytes caps one request's body when [Options.MaxBodyBytes]
+// is zero: 4 MiB, the SDK's own default, room for a batch of prompts near
+// the 1 MiB each a prompt may hold.
+const DefaultMaxBodyBytes = 4 << 20
+
+// DefaultMaxDecodingBytes caps the bodies of the requests being decoded
+// and served at once when [Options.MaxDecodingBytes] is zero: 8 MiB, two of
+// the largest requests, or thousands of small ones. Each byte of a body
+// being served costs about six of memory (the package documentation gives
+// the arithmetic), so this keeps a server under about 100 MB.
+const DefaultMaxDecodingBytes = 8 << 20
+
 // ErrNonLoopback is returned by [Listen] when the address is not a
 // loopback one and no token is configured.
 var ErrNonLoopback = errors.New("mcphttp: refusing to serve MCP on a non-loopback address without a bearer token")
@@ -63,6 +100,20 @@ type Options struct {
 	// MaxSessions caps the sessions live at once; the next initialize gets
 	// 503 until one closes or expires. Zero means DefaultMaxSessions.
 	MaxSessions int
+	// MaxConns caps the connections open at once (see [Serve] for how
+	// room is made for a token holder). Zero means DefaultMaxConns.
+	MaxConns int
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound,
+	// on every connection, the headers of a request, its body, each write
+	// of a response, and the idle time between requests. Zero means the
+	// Default of each.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxBodyBytes caps one request's body (413 beyond); MaxDecodingBytes
+	// caps the bodies of the requests being decoded and served at once,
+	// the rest waiting their turn (see [Handler]). Zero means the Default
+	// of each; MaxDecodingBytes below MaxBodyBytes is raised to it, so any
+	// request that may be sent can pass.
+	MaxBodyBytes, MaxDecodingBytes int64
 	// Name is how the refusals a client reads name the server ("limcp
 	// mcp: Forbidden: ..."); empty means "mcphttp". It is the front, not
 	// this package, that the reader knows.
@@ -86,6 +137,25 @@ func (o *Options) withDefaults() Options {
 	if v.Name == "" {
 		v.Name = "mcphttp"
 	}
+	if v.MaxConns <= 0 {
+		v.MaxConns = DefaultMaxConns
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&v.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&v.ReadTimeout, DefaultReadTimeout},
+		{&v.WriteTimeout, DefaultWriteTimeout}, {&v.IdleTimeout, DefaultIdleTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if v.MaxBodyBytes <= 0 {
+		v.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if v.MaxDecodingBytes <= 0 {
+		v.MaxDecodingBytes = DefaultMaxDecodingBytes
+	}
+	v.MaxDecodingBytes = max(v.MaxDecodingBytes, v.MaxBodyBytes)
 	return v
 }
 
@@ -114,8 +184,9 @@ func Listen(addr, token string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Handler returns the streamable HTTP handler of srv, at [Path]. A
-// request passes, in this order:
+// Handler returns the streamable HTTP handler of srv, at [Path]. Every
+// write of every response it gives has WriteTimeout to complete. A request
+// passes, in this order:
 //
 //  1. the Origin check: a request without Origin passes (not a browser
 //     page), and so does a same-origin one (scheme http, the port the
@@ -127,32 +198,55 @@ func Listen(addr, token string) (net.Listener, error) {
 //     Bearer TOKEN" gets 401 with "WWW-Authenticate: Bearer"; the
 //     comparison is constant-time over SHA-256 digests, so not even the
 //     length leaks;
-//  3. the session cap: a request that would open a session beyond
+//  3. the connection is admitted (under [Serve]: off probation, see
+//     there);
+//  4. the body gate: a POST declaring a body over MaxBodyBytes gets 413;
+//     otherwise it waits, reading nothing, until the bodies of the
+//     requests past this point and not yet answered leave room for its
+//     own within MaxDecodingBytes, holds that room until it is answered,
+//     and must then deliver its body within ReadTimeout (a body that
+//     turns out larger than it said, or than MaxBodyBytes, gets the SDK's
+//     413);
+//  5. the session cap: a request that would open a session beyond
 //     MaxSessions gets 503 saying so (checked after the token, so a
 //     client without it cannot fill the table);
-//  4. the SDK's handler, whose DNS-rebinding protection (a loopback
+//  6. the SDK's handler, whose DNS-rebinding protection (a loopback
 //     connection with a non-loopback Host gets 403) stays on, and whose
 //     idle timer closes sessions after SessionTimeout; a request on a
 //     closed session gets its 404 "session not found".
+//
+// Every refusal before the SDK (403, 401, 413, 503, and 404 for a path
+// other than [Path]) closes the connection once it is written.
+//
+// So the memory requests hold while decoded is bounded by what
+// MaxDecodingBytes admits at once, times what the SDK and the surface make
+// of a body (the package documentation gives the arithmetic).
 func Handler(srv *mcp.Server, opts *Options) http.Handler {
 	o := opts.withDefaults()
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout})
+		&mcp.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, MaxRequestBodyBytes: o.MaxBodyBytes})
 	var h http.Handler = newSessionGate(srv, o.MaxSessions, o.SessionTimeout, o.Name).wrap(sdk)
+	h = (&bodyGate{maxBody: o.MaxBodyBytes, readTimeout: o.ReadTimeout, budget: newByteBudget(o.MaxDecodingBytes), name: o.Name}).wrap(h)
+	h = admitConn(h)
 	if o.Token != "" {
 		h = requireBearer(o.Token, o.Realm, h)
 	}
 	h = newOriginPolicy(o.AllowOrigins, o.Name).wrap(h)
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)
-	return mux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		closeAfter(w)
+		http.Error(w, fmt.Sprintf("%s: Not Found: the MCP endpoint is %s", o.Name, Path), http.StatusNotFound)
+	})
+	return writeDeadlines(o.WriteTimeout, mux)
 }
 
 // requireBearer is the SDK's auth.RequireBearerToken with a challenge: the
 // SDK writes WWW-Authenticate only when it has parameters to give
 // (resource_metadata, scope), and RFC 6750 section 3 wants the scheme
 // named on every 401. The header is set before the check and removed once
-// the request passes, so only a refusal carries it.
+// the request passes, so only a refusal carries it; so is the closing of
+// the connection ([closeAfter]): a 401 ends it.
 func requireBearer(token, realm string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -164,6 +258,7 @@ func requireBearer(token, realm string, next http.Handler) http.Handler {
 	}
 	passed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Del("WWW-Authenticate")
+		keepOpen(w)
 		next.ServeHTTP(w, r)
 	})
 	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(passed)
@@ -173,16 +268,29 @@ func requireBearer(token, realm string, next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", challenge)
+		closeAfter(w) // undone by passed
 		check.ServeHTTP(w, r)
 	})
 }
 
 // Serve serves [Handler] on ln until ctx ends, then shuts down (in-flight
 // requests get a few seconds). It closes ln. A nil error means ctx ended.
+//
+// Every connection is bounded in time: its request headers must arrive
+// within ReadHeaderTimeout, a body within ReadTimeout, each write of a
+// response within WriteTimeout, and it may sit idle between requests for
+// IdleTimeout; past any of them it is closed. At most MaxConns are open at
+// once. A new connection is on probation until a request on it passes the
+// Origin and token checks; when the cap is reached, room is made by
+// closing the oldest connection on probation, else the oldest admitted
+// one idle between requests, else the newcomer is answered 503 naming
+// --max-conns. So clients without the token, whose connections are closed
+// after their first refusal and after ReadHeaderTimeout at the latest,
+// cannot keep a token holder out however many connections they open.
 func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *Options) error {
-	hs := &http.Server{Handler: Handler(srv, opts), ReadHeaderTimeout: 10 * time.Second}
+	hs, lim := newServer(ln, srv, opts)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(lim) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("mcphttp: Serve: %w", err)
@@ -195,6 +303,14 @@ func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *Options)
 		<-errc
 		return nil
 	}
+}
+
+// newServer is the http.Server of Serve and the limiter it serves on.
+func newServer(ln net.Listener, srv *mcp.Server, opts *Options) (*http.Server, *connLimiter) {
+	o := opts.withDefaults()
+	lim := newConnLimiter(ln, o.MaxConns, o.Name)
+	return &http.Server{Handler: Handler(srv, &o), ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout,
+		ConnState: lim.connState, ConnContext: connContext}, lim
 }
 
 // ClientKey is a [verbsurface.Options].ClientKey for a surface served

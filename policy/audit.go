@@ -179,23 +179,67 @@ func (a *Audit) Args() bool { return a.opts.Args }
 const PromptBytes = 256
 
 // RedactArgs returns args with every prompt replaced by {"size": N,
-// "sha256": HEX}: a parameter whose name contains "prompt", and any string
-// longer than [PromptBytes]. args is not modified.
-func RedactArgs(args map[string]any) map[string]any {
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		s, isString := v.(string)
-		switch {
-		case isString && (strings.Contains(k, "prompt") || len(s) > PromptBytes):
-			out[k] = Digest(s)
-		case strings.Contains(k, "prompt") && v != nil:
-			b, _ := json.Marshal(v)
-			out[k] = Digest(string(b))
-		default:
-			out[k] = v
+// "sha256": HEX}, at any depth (inside arrays and objects as at the top):
+// a value under a key whose name contains "prompt", any string longer
+// than [PromptBytes], and every occurrence of a string in also — prompts
+// the caller found by parsing a value (a schedule's stored command, whose
+// words are an argv) — whether it is a whole string or the value of an
+// --option=VALUE word. args is not modified.
+func RedactArgs(args map[string]any, also ...string) map[string]any {
+	r := redactor{also: map[string]bool{}}
+	for _, a := range also {
+		if a != "" {
+			r.also[a] = true
 		}
 	}
+	return r.object(args)
+}
+
+type redactor struct{ also map[string]bool }
+
+func (r redactor) object(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if strings.Contains(k, "prompt") && v != nil {
+			if s, ok := v.(string); ok {
+				out[k] = Digest(s)
+			} else {
+				b, _ := json.Marshal(v)
+				out[k] = Digest(string(b))
+			}
+			continue
+		}
+		out[k] = r.value(v)
+	}
 	return out
+}
+
+func (r redactor) value(v any) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > PromptBytes || r.also[x] {
+			return Digest(x)
+		}
+		if name, val, ok := strings.Cut(x, "="); ok && strings.HasPrefix(name, "-") && r.also[val] {
+			return map[string]any{"option": name, "value": Digest(val)}
+		}
+		return x
+	case map[string]any:
+		return r.object(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = r.value(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = r.value(e)
+		}
+		return out
+	}
+	return v
 }
 
 // TextDigest is how a long text is shown without its content.

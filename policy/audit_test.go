@@ -122,6 +122,36 @@ func TestRedactArgs(t *testing.T) {
 	}
 }
 
+// TestRedactArgsReachesNestedPrompts: prompts are redacted wherever they
+// sit: a long string inside an array or object, a "prompt" key at any
+// depth, and the strings the caller names as prompts (found by parsing a
+// stored command), whole or as an --option=VALUE word. Before, only
+// top-level strings were looked at, and a schedule's command kept its
+// prompt verbatim.
+func TestRedactArgsReachesNestedPrompts(t *testing.T) {
+	long := strings.Repeat("long secret ", 30)
+	args := map[string]any{
+		"name":    "nightly",
+		"command": []any{"agent", "echo", "short secret", "--label=ok", "--note=short secret"},
+		"nested":  map[string]any{"deep": []any{long}, "inner_prompt": "inner secret"},
+	}
+	out := RedactArgs(args, "short secret")
+	b, _ := json.Marshal(out)
+	for _, secret := range []string{"short secret", "long secret", "inner secret"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%q survives redaction: %s", secret, b)
+		}
+	}
+	for _, kept := range []string{`"agent"`, `"echo"`, `"--label=ok"`, `"nightly"`, `"option":"--note"`} {
+		if !strings.Contains(string(b), kept) {
+			t.Errorf("%s was redacted too: %s", kept, b)
+		}
+	}
+	if args["command"].([]any)[2] != "short secret" {
+		t.Error("RedactArgs modified its input")
+	}
+}
+
 // BenchmarkAuditWrite: one audit line (with redacted args) appended to a
 // file, what --audit adds to every op.
 func BenchmarkAuditWrite(b *testing.B) {

@@ -39,6 +39,28 @@
 // start. At evaluation, a verb the policy was not checked against is
 // denied whatever the default says.
 //
+// # Conditions on paths
+//
+// A condition on a parameter that names a file or directory (limcp's cwd,
+// prompt_file and spec; a fork's path parameters) is judged, in the
+// server, on the real path the op will run with: verbsurface opens every
+// path argument inside the operator's roots before it asks the policy,
+// and hands the policy the real path of what it opened. "/srv/./prod",
+// "/srv/dev/../prod", "/srv//prod" and a symlink to /srv/prod all reach a
+// rule as "/srv/prod", so a pattern such as "^/srv/prod(/|$)" cannot be
+// bypassed by spelling the path another way. Write path patterns against
+// real paths: if the root itself sits behind a symlink (/home → /usr/home),
+// its real path is what the rule sees. An op whose path confinement
+// refuses (outside the roots, missing, of the wrong type) is refused as
+// invalid_args before any rule is asked, so the caller learns whether a
+// path under a root exists even where a rule would deny it: a policy is no
+// way to hide files under a root; leave them out of the roots.
+//
+// A client's hook ([Hook], [EvalEnvelope]) sees only what the caller sent,
+// before the server has opened anything: there a path condition judges the
+// caller's string and can be bypassed by another spelling. The server's
+// policy is the one that holds; a hook's path rules are advice.
+//
 // # Where it is enforced
 //
 // [Policy.Decide] has the shape verbsurface.Options.Decide takes, so a

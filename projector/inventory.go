@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // InventoryOptions adjusts an inventory. The zero value (or nil) fences
@@ -24,6 +26,13 @@ type InventoryOptions struct {
 	// cannot print the machine result is not clean, however clean its
 	// parameters.
 	Offerable func(t *Tree, c *Command) error
+	// Offered, when set, gives each runnable, unfenced command as the front
+	// would offer it (a verb's own exclusions applied, which may settle
+	// what blocks it: see ExcludeFromCommand); a nil result means the
+	// command as the tree has it. The projection, the reasons and
+	// Offerable all see what it returns, so an inventory counts a command
+	// clean exactly when the front could offer it.
+	Offered func(t *Tree, c *Command) *Command
 }
 
 // InventoryReport says how much of a parser tree can be offered, and why not
@@ -151,12 +160,17 @@ func Inventory(t *Tree, opts *InventoryOptions) *InventoryReport {
 					Path: c.Path, Param: p.Name, Action: p.Unrepresentable.Action, Type: p.Unrepresentable.Type, Reason: p.Unrepresentable.Reason})
 				continue
 			}
-			r.Params.ByType[schemaTypeName(p)]++
+			r.Params.ByType[schemaTypeName(c, p)]++
 		}
 		if !c.Runnable || fenced[c] {
 			continue
 		}
 		r.Offerable++
+		if opts.Offered != nil {
+			if o := opts.Offered(t, c); o != nil {
+				c = o
+			}
+		}
 		_, err := Project(c)
 		if err == nil && opts.Offerable != nil {
 			if oerr := opts.Offerable(t, c); oerr != nil {
@@ -191,12 +205,43 @@ func Inventory(t *Tree, opts *InventoryOptions) *InventoryReport {
 	return r
 }
 
-func schemaTypeName(p *Param) string {
-	switch p.Arity {
-	case ArityNone, ArityOne, ArityOptional:
-		return string(p.Kind)
+// schemaTypeName names the type of the schema Project serves for p, read
+// from that schema (the one rule both come from), not from the arity: a
+// count (-vvv) is an integer, a repeated tuple an array of arrays, an
+// option that may be given bare "boolean or string". A parameter whose
+// rule cannot be built is counted as "invalid model" (its command is
+// reported unavailable with the reason).
+func schemaTypeName(c *Command, p *Param) string {
+	r, err := ruleOf(c, p)
+	if err != nil {
+		return "invalid model"
 	}
-	return "array of " + string(p.Kind)
+	s, err := r.schema()
+	if err != nil {
+		return "invalid model"
+	}
+	return schemaType(s)
+}
+
+// schemaType names a projected schema's type: "integer", "boolean or
+// string", "array of string", "array of array of integer"; a tuple whose
+// positions differ names them ("array of [string, integer]").
+func schemaType(s *jsonschema.Schema) string {
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(types) != 1 || types[0] != "array" {
+		return strings.Join(types, " or ")
+	}
+	if s.Items != nil {
+		return "array of " + schemaType(s.Items)
+	}
+	var each []string
+	for _, item := range s.PrefixItems {
+		each = append(each, schemaType(item))
+	}
+	return "array of [" + strings.Join(each, ", ") + "]"
 }
 
 // WriteText writes the report for a person: the headline numbers, then every

@@ -131,3 +131,103 @@ func TestInventoryOfferable(t *testing.T) {
 		t.Errorf("run's reason %q", reason)
 	}
 }
+
+// InventoryOptions.Offered: a command counts as the front would offer it,
+// so one whose conflict a verb's exclusion settles is clean.
+func TestInventoryOffered(t *testing.T) {
+	tr := &Tree{Program: "x", Dialect: DialectArgparse, Commands: []*Command{
+		{Path: []string{}, Params: []*Param{}},
+		{Path: []string{"run"}, Runnable: true, Unrepresentable: &Unrepresentable{ByParams: true, Reason: "--a and --b both store to dest x"},
+			Params: []*Param{{Name: "x", Options: []string{"--a"}, Kind: KindString, Arity: ArityOne}, {Name: "x", Options: []string{"--b"}, Kind: KindString, Arity: ArityOne}}},
+	}}
+	if r := Inventory(tr, nil); r.Clean != 0 || len(r.Unavailable) != 1 {
+		t.Fatalf("without Offered: %+v", r)
+	}
+	r := Inventory(tr, &InventoryOptions{Offered: func(_ *Tree, c *Command) *Command {
+		out, _ := ExcludeFromCommand(c, "--b")
+		return out
+	}})
+	if r.Clean != 1 || len(r.Unavailable) != 0 {
+		t.Fatalf("with the exclusion a verb makes: %+v", r)
+	}
+}
+
+// TestInventoryTypesAreTheServedSchemas: by_type names each parameter by
+// the type of the schema Project serves for it, one row per arity; a
+// second check reads the type back from the projected schema's JSON.
+func TestInventoryTypesAreTheServedSchemas(t *testing.T) {
+	nine := float64(MaxCount)
+	opt := func(name string, kind Kind, arity Arity) *Param {
+		return &Param{Name: name, Options: []string{"--" + name}, Kind: kind, Arity: arity, Action: "store"}
+	}
+	tests := []struct {
+		rule  string
+		param *Param
+		want  string
+	}{
+		{"a flag is a boolean", &Param{Name: "force", Options: []string{"--force"}, Kind: KindBoolean, Arity: ArityNone, FlagValue: true, Action: "store_true"}, "boolean"},
+		{"one value is its kind", opt("label", KindString, ArityOne), "string"},
+		{"an optional value is its kind", opt("level", KindInteger, ArityOptional), "integer"},
+		{"a count flag is an integer, not an array", &Param{Name: "verbose", Options: []string{"-v"}, Kind: KindInteger, Arity: ArityCount, Maximum: &nine, Action: "count"}, "integer"},
+		{"a bare-able option is boolean or its kind", &Param{Name: "color", Options: []string{"--color"}, Kind: KindString, Arity: ArityOne, Bare: true, Action: "store"}, "boolean or string"},
+		{"a repeated option is an array", opt("tag", KindString, ArityRepeated), "array of string"},
+		{"nargs=* is an array", opt("files", KindString, ArityZeroOrMore), "array of string"},
+		{"nargs=+ is an array", opt("ids", KindString, ArityOneOrMore), "array of string"},
+		{"nargs=N is an array", &Param{Name: "size", Options: []string{"--size"}, Kind: KindInteger, Arity: ArityExactly, N: 2, Action: "store"}, "array of integer"},
+		{"a repeated tuple is an array of arrays", &Param{Name: "pair", Options: []string{"--pair"}, Kind: KindString, Arity: ArityRepeatedTuple, N: 2, Action: "append"}, "array of array of string"},
+		{"a tuple of mixed positions names them", &Param{Name: "at", Options: []string{"--at"}, Kind: KindString, Arity: ArityExactly, N: 2, Action: "store",
+			Elements: []Element{{Kind: KindString}, {Kind: KindInteger}}}, "array of [string, integer]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			cmd := &Command{Path: []string{"run"}, Runnable: true, Params: []*Param{tt.param}}
+			r := Inventory(&Tree{Program: "demo", Commands: []*Command{cmd}}, nil)
+			if d := cmp.Diff(map[string]int{tt.want: 1}, r.Params.ByType); d != "" {
+				t.Fatalf("by_type (-want +got):\n%s", d)
+			}
+			s, err := Project(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := json.Marshal(s.Properties[tt.param.Name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := servedTypeName(t, raw); got != tt.want {
+				t.Fatalf("the served schema %s is %q; the inventory says %q", raw, got, tt.want)
+			}
+		})
+	}
+}
+
+// servedTypeName names a schema's type from its JSON, independently of
+// the inventory's reading of the Go value.
+func servedTypeName(t *testing.T, raw []byte) string {
+	var s struct {
+		Type        json.RawMessage   `json:"type"`
+		Items       json.RawMessage   `json:"items"`
+		PrefixItems []json.RawMessage `json:"prefixItems"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	if err := json.Unmarshal(s.Type, &types); err != nil {
+		var one string
+		if err := json.Unmarshal(s.Type, &one); err != nil {
+			t.Fatalf("schema %s has no type", raw)
+		}
+		types = []string{one}
+	}
+	if len(types) != 1 || types[0] != "array" {
+		return strings.Join(types, " or ")
+	}
+	if s.Items != nil {
+		return "array of " + servedTypeName(t, s.Items)
+	}
+	var each []string
+	for _, item := range s.PrefixItems {
+		each = append(each, servedTypeName(t, item))
+	}
+	return "array of [" + strings.Join(each, ", ") + "]"
+}

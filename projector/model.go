@@ -55,6 +55,15 @@ type Command struct {
 	// Projected as "anyOf" of single "required" members. (Added after the
 	// pinned fields; absent in older model JSON.)
 	AnyRequired [][]string `json:"any_required,omitempty"`
+
+	// ArgFilePrefixes are the characters that make an argv word name a
+	// file of more arguments, anywhere on the command line (argparse's
+	// fromfile_prefix_chars of the command's parser and its ancestors).
+	// Rendering keeps caller values from starting with them (the
+	// parameters' patterns say so); a reader of a whole stored command
+	// line ([ParseArgv]) refuses any word that does. (Added after the
+	// pinned fields.)
+	ArgFilePrefixes string `json:"argfile_prefixes,omitempty"`
 }
 
 // Group is a set of mutually exclusive parameters (by Param.Name).
@@ -173,6 +182,10 @@ type Param struct {
 	// true (argparse store_const, append_const: [Const]). It is recorded for
 	// messages and round-trip checks; the schema says true for it.
 	Const any `json:"const,omitempty"`
+	// Metavar is the word the parser's own help shows for the value, when
+	// the CLI's author chose one ("FILE", "CONFIG_PATH"): a hint, read by
+	// [LooksLikePath], never projected. Empty when the parser derives it.
+	Metavar string `json:"metavar,omitempty"`
 	// Dest is where the parser stores the value when that is not Name:
 	// a flag split from a destination several options share (argparse
 	// -v/-q both storing a constant into "verbosity"). Empty otherwise.
@@ -227,7 +240,14 @@ const (
 	PathUseRead  PathUse = "read"  // a file the CLI reads
 	PathUseWrite PathUse = "write" // a file the CLI creates or writes
 	PathUseDir   PathUse = "dir"   // a directory the CLI works in
+	// PathUseReadOrDir is a file the CLI reads or a directory it reads
+	// (a linter's FILE_OR_DIR, a formatter's SRC ...). Added after the
+	// first three.
+	PathUseReadOrDir PathUse = "read_or_dir"
 )
+
+// PathUses lists every PathUse but PathUseNone, in the order documented.
+var PathUses = []PathUse{PathUseRead, PathUseWrite, PathUseDir, PathUseReadOrDir}
 
 // Positional reports whether p is a positional parameter.
 func (p *Param) Positional() bool { return len(p.Options) == 0 }
@@ -238,4 +258,12 @@ type Unrepresentable struct {
 	Action string `json:"action,omitempty"` // e.g. "CustomAction", "pflag:ipNet"
 	Type   string `json:"type,omitempty"`   // e.g. "parse_budget"
 	Reason string `json:"reason"`           // one sentence
+	// ByParams, on a command's reason, says it lies only in how the
+	// command's parameters sit together: two of them store to one
+	// destination, or positionals take words argv cannot tell apart. An
+	// adapter sets it only when no other reason blocks the command, so
+	// [ExcludeParams] may check the remaining parameters again and drop
+	// the reason once they no longer conflict. (Added after the first
+	// three fields.)
+	ByParams bool `json:"by_params,omitempty"`
 }

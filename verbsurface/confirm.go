@@ -1,6 +1,7 @@
 package verbsurface
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -12,6 +13,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -180,15 +184,27 @@ const PreviewBytes = 160
 // the rule that asked and its reason, and its args, each long value cut to
 // [PreviewBytes] with its full size and SHA-256, so what is confirmed is
 // identified exactly without flooding the dialog.
+//
+// The message is shown by a client the person trusts to show it
+// faithfully, often in a terminal, so nothing a caller wrote may steer
+// the display: a value holding a character that is not graphic (every
+// control character, C0 and C1, backspace, \v and escape among them; the
+// bidi controls U+202A–U+202E, U+2066–U+2069, U+200E, U+200F and U+061C;
+// the separators U+2028 and U+2029; any other format character) or a
+// backslash is shown as a JSON string, every such character escaped
+// (\u202e, \n, \u001b), with its size and SHA-256. A value shown as it
+// is never holds a backslash, so an escape in the message is always the
+// server's and never a caller's look-alike. The rule and reason (the
+// operator's) are escaped the same way.
 func ConfirmMessage(asks []Confirmation) string {
 	var b strings.Builder
 	b.WriteString("The policy asks you to confirm ")
 	b.WriteString(plural(len(asks), fmt.Sprintf("%d ops", len(asks)), "an op"))
 	b.WriteString(" before anything in this request runs.")
 	for _, c := range asks {
-		fmt.Fprintf(&b, "\n\nop %d: %s (rule %s", c.Index, c.Verb, c.Rule)
+		fmt.Fprintf(&b, "\n\nop %d: %s (rule %s", c.Index, displayText(c.Verb), displayText(c.Rule))
 		if c.Reason != "" {
-			b.WriteString(": " + c.Reason)
+			b.WriteString(": " + displayText(c.Reason))
 		}
 		b.WriteString(")")
 		keys := make([]string, 0, len(c.Args))
@@ -197,30 +213,102 @@ func ConfirmMessage(asks []Confirmation) string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "\n  %s: %s", k, previewValue(c.Args[k]))
+			fmt.Fprintf(&b, "\n  %s: %s", displayText(k), previewValue(c.Args[k]))
 		}
 	}
 	return b.String()
 }
 
+// previewValue is how ConfirmMessage shows one argument: a string as it
+// is when it is short and every character shows as itself, else cut to
+// PreviewBytes and escaped (see [ConfirmMessage]), with its size and
+// SHA-256 so the whole value is still identified. A non-string is its
+// JSON text with every character that does not show as itself escaped.
 func previewValue(v any) string {
-	var text string
-	if s, ok := v.(string); ok {
-		text = s
-	} else {
-		b, _ := json.Marshal(v)
-		text = string(b)
+	s, isString := v.(string)
+	text := s
+	if !isString {
+		text = jsonText(v)
 	}
-	if len(text) <= PreviewBytes && !strings.ContainsAny(text, "\n\r") {
+	plain := showsAsItself(text)
+	if len(text) <= PreviewBytes && (plain || !isString) {
+		if !isString {
+			return escapeJSONText(text)
+		}
 		return text
 	}
 	sum := sha256.Sum256([]byte(text))
-	cut := text
+	cut, more := text, ""
 	if len(cut) > PreviewBytes {
-		cut = strings.ToValidUTF8(cut[:PreviewBytes], "")
+		cut, more = strings.ToValidUTF8(cut[:PreviewBytes], ""), "…"
 	}
-	cut = strings.NewReplacer("\n", "⏎", "\r", "").Replace(cut)
-	return fmt.Sprintf("%s… (%d bytes, sha256 %s)", cut, len(text), hex.EncodeToString(sum[:]))
+	switch {
+	case !isString:
+		cut = escapeJSONText(cut)
+	case !plain:
+		cut = quoteForDisplay(cut)
+	}
+	return fmt.Sprintf("%s%s (%d bytes, sha256 %s)", cut, more, len(text), hex.EncodeToString(sum[:]))
+}
+
+// displayText is s as it is when it shows as itself, else quoted.
+func displayText(s string) string {
+	if showsAsItself(s) {
+		return s
+	}
+	return quoteForDisplay(s)
+}
+
+// showsAsItself reports whether every character of s is graphic
+// (unicode.IsGraphic: letters, marks, numbers, punctuation, symbols and
+// spaces; no control, format, bidi or line-separator character) and none
+// is a backslash, which only the server's escapes may show.
+func showsAsItself(s string) bool {
+	for _, r := range s {
+		if r == '\\' || r == utf8.RuneError || !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteForDisplay is s as a JSON string in which every character that
+// does not show as itself is escaped: JSON's own escapes (\", \\, \n,
+// \u001b), and \uXXXX (a surrogate pair beyond the BMP) for the rest.
+func quoteForDisplay(s string) string {
+	return escapeJSONText(jsonText(s))
+}
+
+// jsonText is v's compact JSON without encoding/json's HTML escapes, which
+// would show "<" as \u003c to a person.
+func jsonText(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// escapeJSONText escapes, as \uXXXX, every character of a JSON text that
+// is not graphic and that encoding/json leaves raw (it escapes control
+// characters, U+2028 and U+2029, not the bidi controls). The result is
+// the same JSON value.
+func escapeJSONText(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		if r != utf8.RuneError && (unicode.IsGraphic(r) || r == '\\') {
+			b.WriteRune(r)
+			continue
+		}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
 }
 
 // ClientInfo is who sent a request: the MCP session's id and the client's

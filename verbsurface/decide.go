@@ -17,8 +17,8 @@ import (
 // its reason. package policy's *Policy satisfies it (its Decide method).
 // Decide must be safe for concurrent use and must not modify args.
 //
-// It is asked after validation and [Options.Policy], before the
-// fingerprint gate: deny is policy_refused with the rule and reason; ask
+// It is asked after validation, confinement (path arguments are real
+// paths by then) and [Options.Policy], before the fingerprint gate: deny is policy_refused with the rule and reason; ask
 // runs the op only once the person confirmed it (see "Confirmation" in
 // the package documentation); allow runs it. Any other decision is deny.
 type Decider interface {
@@ -63,9 +63,14 @@ type Confirmation struct {
 	Index int
 	// Verb is the op's verb (a synonym resolved).
 	Verb string
-	// Args are the op's validated, normalized args.
+	// Args are the op's validated, normalized args, each path argument
+	// replaced by the real path of what was opened inside a root.
 	Args map[string]any
-	// ArgsDigest is the SHA-256 (hex) of the canonical args.
+	// ArgsDigest is the [ArgsDigest] of the args as the Decider saw them
+	// (validated, path arguments as real paths): the confirmation binds
+	// the files that will be used, so a symlink re-pointed between the
+	// question and the answer makes the retry's digest differ and the op
+	// not run (confirmation invalid).
 	ArgsDigest string
 	// Rule and Reason are the rule that asked and its reason.
 	Rule, Reason string
@@ -179,10 +184,17 @@ func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) 
 		if s.opts.ReadOnly && g.verb.Class != ClassObserve {
 			continue
 		}
-		decision, rule, reason := s.opts.Decide.Decide(g.verb.Name, g.args)
+		// Asked about with the real paths, as the run decides: the person
+		// confirms the files that will be used, and the digest binds them.
+		c, problems := s.confineOp(g.verb, g.proj, g)
+		if len(problems) > 0 {
+			continue
+		}
+		closeConfined(c.files)
+		decision, rule, reason := s.opts.Decide.Decide(g.verb.Name, c.policy)
 		if decision == DecisionAsk {
-			out = append(out, Confirmation{Index: i, Verb: g.verb.Name, Args: g.normalized,
-				ArgsDigest: ArgsDigest(g.args), Rule: rule, Reason: reason})
+			out = append(out, Confirmation{Index: i, Verb: g.verb.Name, Args: c.run,
+				ArgsDigest: ArgsDigest(c.policy), Rule: rule, Reason: reason})
 		}
 	}
 	return out
@@ -196,8 +208,10 @@ type OpRecord struct {
 	// Verb is the resolved verb, or the name as sent when none resolved.
 	Verb  string
 	Class Class
-	// Args are the validated args as the policy saw them (nil when the op
-	// failed before validation passed), and ArgsDigest their [ArgsDigest]
+	// Args are the validated args as the policy saw them: each path
+	// argument the real path of what was opened inside a root, or, for an
+	// op confinement refused, as the caller sent it (nil when the op
+	// failed before validation passed); ArgsDigest is their [ArgsDigest]
 	// ("" then too).
 	Args       map[string]any
 	ArgsDigest string

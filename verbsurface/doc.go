@@ -98,13 +98,16 @@
 // reads; a flag the walker excluded counts as accepted, see
 // projector.Command.Excluded). Synonyms and fenced
 // commands never appear. help: "VERB" returns a [VerbHelp]: verb, class,
-// summary, the full projected schema and its schema_fingerprint.
+// summary, the full projected schema and its schema_fingerprint. The one
+// string help: "true" ([HelpCatalogString], what older clients such as
+// early MCP Inspector forms send for the boolean) is read as help: true;
+// no verb may be named "true", so it cannot mean a verb.
 //
 // Schemas are live: the [TreeSource] is asked once per request, and
 // projections are cached keyed on the canonical content of the command they
 // came from, so a changed CLI changes the schema on the next request. For
 // an external CLI, [CacheByFile] keys the tree on the executable's path,
-// size and modification time.
+// size, modification time and inode.
 //
 // # Validation
 //
@@ -153,12 +156,36 @@
 // Each op passes these gates in order, and the first that fails is its
 // error: resolve the name (verb, synonym, fence, unknown); project
 // (unavailable, fenced alias, internal); inject the dynamic value;
-// validate; the [Policy] (with validated args; [ReadOnly] admits only
-// observe verbs); the [Decider] (see "Confirmation"); the fingerprint
-// (spawn only); confinement of path arguments to the roots; the preparer;
-// then the handler, or the rendered command "PATH... MACHINE_ARGS
-// OPTIONS... -- POSITIONALS..." through the [Runner]. Ops run in order; one failing does
-// not stop the others. Batches hold 1..MaxOps ops ([DefaultMaxOps] is 16).
+// validate; the stored-command guard (see "Stored commands");
+// confinement of path arguments to the roots (see "Files and roots"); the
+// [Policy] (with validated args, path arguments as real paths; [ReadOnly]
+// admits only observe verbs); the [Decider] (see "Confirmation"); the
+// fingerprint (spawn only); the spawn rate; the preparer; then the
+// handler, or the rendered command "PATH... MACHINE_ARGS FIXED_ARGS
+// OPTIONS... -- POSITIONALS..." through the verb's Runner
+// ([Verb.Runner], else Options.Runner; both under the same MaxInFlight
+// slots). Ops run in order; one failing does not stop the others. Batches
+// hold 1..MaxOps ops ([DefaultMaxOps] is 16).
+//
+// A verb may run the program's root command (an empty [Verb.Path]: a
+// single-command program such as a linter is one verb), use its own
+// machine mode ([Verb.Machine], for a CLI whose commands differ), fix
+// arguments no caller sees ([Verb.Args], rendered after the path and
+// withdrawn from the schema with every option they set) and exclude
+// parameters of its command ([Verb.Exclude], which may settle a conflict
+// that lies only in the parameters: two storing to one destination). The
+// seam check reads the machine arguments with the command's model: each
+// must be an option of it with a value it admits (one of its choices,
+// where it has some), and none may take a path, since `--output json` on
+// a command whose --output names a file writes a file named json. A name
+// a verb gives that the command lacks (in Exclude, PathParams or
+// StoredCommand) makes the verb unavailable, live: a CLI that renames a
+// path option cannot leave it unconfined.
+//
+// Programs not written for the machine-result contract are run through a
+// dispatch.Runner in one of its output modes (dispatch.Output: json, jsonl,
+// text, with ok exits): their stdout is data, never control, and the op's
+// result is dispatch.OutputResult (contract C9 in CONTRACTS.md).
 //
 // Observe ops run under the request's context: a client cancel stops the
 // observation or dispatch. Spawn and control ops run under
@@ -178,19 +205,30 @@
 // fromcobra.AnnotationPath) or the verb declares it ([Verb.PathParams],
 // which a fork uses for a CLI it cannot annotate, and which overrides the
 // tree). Its use is read (a regular file), write (a file to create or
-// replace, in a directory) or dir (a working directory).
+// replace, in a directory), dir (a working directory) or read_or_dir (a
+// file or a directory it reads: a linter's FILE_OR_DIR).
 //
 // The operator, who alone is trusted, lists the allowed roots in
-// Options.Roots. After the fingerprint and before the preparer, every path
+// Options.Roots. After validation and before the policy, every path
 // argument is opened inside the root that holds it (os.Root: ".." and
 // symlinks are resolved without leaving the root), without blocking, and
-// judged by what was opened: its real path (the kernel's, on Linux) must lie
-// under a root and outside /proc and /sys (also by filesystem type), and its
-// type must serve the use (a FIFO, device or socket is refused without a
-// byte read). A refusal is invalid_args with rule outside_roots (naming the
-// roots; or, with no roots at all, saying the surface allows no file access
-// and how its operator enables it: Options.NoRootsHint) or unusable_path.
-// What runs gets the real path in place of the caller's, and a preparer
+// judged by what was opened: its real path (the kernel's, on Linux) must
+// lie under a root and outside /proc and /sys (also by filesystem type),
+// and its type must serve the use (a FIFO, device or socket is refused
+// without a byte read). A regular file with more than one name (a hard
+// link) is refused too, unless Options.AllowHardLinks: a hard link inside a
+// root to a file outside it has a real path inside the root, and nothing
+// finds a file's other names. A refusal is invalid_args with rule
+// outside_roots (naming the roots; or, with no roots at all, saying the
+// surface allows no file access and how its operator enables it:
+// Options.NoRootsHint) or unusable_path. What runs gets the real path in
+// place of the caller's, and so does every policy: [Policy], the [Decider]
+// and [Options.OnOp] see "/srv/prod" for "/srv/./prod", "/srv/dev/../prod"
+// or a symlink to it, so a condition on a path cannot be bypassed by
+// spelling it another way. (Confinement runs before the policy for that
+// reason, and so an op it refuses is refused as invalid_args even where a
+// policy would deny it: whether a path inside a root exists is the caller's
+// to learn; a policy is no way to hide a file under a root.) A preparer
 // reads the very file that was checked through [OpenConfined]
 // (dispatch.PromptSnapshots.Open and dispatch.FileSnapshots.Open take it),
 // so a swap between the check and the read changes nothing.
@@ -202,6 +240,22 @@
 // through OpenConfined (otherwise the CLI, too, opens the real path again).
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
+// Hard links are told apart only where the platform reports a link count
+// (every Unix; not Windows).
+//
+// # Stored commands
+//
+// A verb whose parameter holds a command line the CLI stores and runs
+// later (a schedule's) guards it with [Verb.StoredCommand]: the words are
+// read with the parser model as the CLI will read them
+// (projector.ParseArgv, which refuses what it cannot read with certainty:
+// an abbreviated or unknown option, combined short options it cannot
+// resolve, a value that a parser would take as an option, a word argparse
+// would read as a file of arguments), and the op is refused (invalid_args,
+// rule stored_command) when the command is not under Allow or is fenced,
+// or when it sets an excluded, machine or fixed parameter or any path
+// parameter: a stored path would be opened later, unchecked. See
+// [StoredCommand] for the rules in order.
 //
 // # Limits
 //
@@ -224,7 +278,13 @@
 //
 // [Options.SpawnsPerMinute] ([DefaultSpawnsPerMinute], 60) bounds the spawn
 // ops one client may start a minute, keyed by [Options.ClientKey] (nil: one
-// key for the surface); past it, rate_limited with retry_after.
+// key for the surface); past it, rate_limited with retry_after. A verb of
+// another class whose ops start runs (a scheduler's tick) is marked
+// [Verb].Spawns and draws on the same bucket: one token per op when it
+// runs its command, or, with a handler, one per run the handler starts
+// ([SpawnTokens], in [Call].Spawns): the handler takes tokens, gives the
+// command that many as its budget, and returns what was not used. No
+// route that starts a run is left outside the limit.
 //
 // Array parameters may also carry limits of their own (projector.Param's
 // MaxItems and UniqueItems, stated in the schema): an array over maxItems
@@ -244,8 +304,9 @@
 // running nothing), the tool answers with an input-required result (the
 // multi round-trip requests of protocol 2026-07-28, SEP-2322): one form
 // elicitation, id [ConfirmInputID], whose message shows each such op (verb,
-// rule, reason, args, every long value cut with its size and SHA-256:
-// [ConfirmMessage]) and asks for a boolean "confirm", and a requestState.
+// rule, reason, args, every long value cut with its size and SHA-256, every
+// control, bidi or line-separator character escaped: [ConfirmMessage]) and
+// asks for a boolean "confirm", and a requestState.
 // The client asks its person and calls again with the answer and the state.
 // go-sdk serves clients on older protocols the same handler through its
 // compatibility path: it sends elicitation/create itself and calls the
@@ -253,7 +314,10 @@
 //
 // Nothing is kept between rounds. The requestState is sealed with
 // HMAC-SHA256 under a key drawn at random when the surface is made, and
-// binds, for each asked op, its index, verb, [ArgsDigest] and rule, an
+// binds, for each asked op, its index, verb, [ArgsDigest] (of its args as
+// the Decider saw them: path arguments as real paths, so the person
+// confirms the files that will be used and a symlink re-pointed before the
+// retry makes it invalid) and rule, an
 // expiry ([Options.ConfirmWithin], [DefaultConfirmWithin]), and on older
 // protocols the session. On the retry every gate runs again and the op runs
 // only when the person accepted (confirm true) and the state is genuine,

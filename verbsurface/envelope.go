@@ -26,6 +26,14 @@ type envelopeOp struct {
 	PlaybookFingerprint string
 }
 
+// HelpCatalogString is the one string "help" may be to mean true: older
+// clients (MCP Inspector before its form learned booleans) send the
+// checkbox's value as the string "true". Only that exact spelling is read
+// so: "True", " true" or "yes" remain verb names and get unknown_verb with
+// close matches, and [Registry.Register] refuses a verb or synonym named
+// "true", so the string can never mean two things.
+const HelpCatalogString = "true"
+
 // helpRequest is the "help" member: the catalog (all), one verb, or one
 // verb with its dynamic parameter's value.
 type helpRequest struct {
@@ -181,6 +189,9 @@ func parseHelp(x any) (*helpRequest, []Problem) {
 		}
 		return &helpRequest{all: true}, nil
 	case string:
+		if h == HelpCatalogString {
+			return &helpRequest{all: true}, nil
+		}
 		return &helpRequest{verb: h}, nil
 	case map[string]any:
 		req := &helpRequest{}

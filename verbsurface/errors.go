@@ -32,9 +32,10 @@ const (
 	// the results before it stay. Ask for less, or in a request of its own.
 	CodeResponseTooLarge = "response_too_large"
 
-	// CodeRateLimited (rate_limited): a spawn op over its client's
-	// Options.SpawnsPerMinute (limit); nothing started; retry_after says in how
-	// many seconds one more is allowed.
+	// CodeRateLimited (rate_limited): a spawn op, or an op of a verb marked
+	// Verb.Spawns, over its client's Options.SpawnsPerMinute (limit);
+	// nothing started; retry_after says in how many seconds one more is
+	// allowed.
 	CodeRateLimited = "rate_limited"
 
 	// Naming a verb.

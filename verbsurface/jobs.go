@@ -7,11 +7,13 @@ import (
 	"github.com/verbsurface/verbsurface/wait"
 )
 
-// WaitHandlerOptions configure [WaitHandler].
+// WaitHandlerOptions configure [WaitHandler]. A nil *WaitHandlerOptions
+// is the zero value; every field but Observe has a working default.
 type WaitHandlerOptions struct {
 	// Observe is the CLI's observe command before "--" and the ids,
 	// machine-mode arguments included (["job", "observe", "--json"]); its
-	// data must be {"observations": [...]} (wait.CLIObserver).
+	// data must be {"observations": [...]} (wait.CLIObserver). It has no
+	// default: with none, every call fails with internal_error naming it.
 	Observe []string
 	// Outcomes maps the CLI's terminal statuses to outcomes; nil means
 	// wait.DefaultOutcomes.
@@ -55,9 +57,16 @@ func (e *waitArgError) Param() string { return e.param }
 // ids of distinct ids). The wait never writes: a client that cancels or
 // goes away ends the observation, not the runs.
 //
+// The options are read when WaitHandler is called: changing *o afterwards
+// does not change the handler.
+//
 // The glue lives here, not in package wait, so that wait stays free of
 // MCP and of this package.
-func WaitHandler(o WaitHandlerOptions) Handler {
+func WaitHandler(opts *WaitHandlerOptions) Handler {
+	var o WaitHandlerOptions
+	if opts != nil {
+		o = *opts
+	}
 	observe := append([]string(nil), o.Observe...)
 	maxIDs := o.MaxIDs
 	if maxIDs == 0 {
@@ -69,6 +78,11 @@ func WaitHandler(o WaitHandlerOptions) Handler {
 			// The schema admitted these args, so this is the embedder's
 			// bug (a verb whose Path is not a wait command), not the caller's.
 			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: %v", call.Verb, err)}
+		}
+		if len(observe) == 0 {
+			// Without a command the observation would run the bare ids
+			// after "--": the embedder's bug, said as such.
+			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: WaitHandlerOptions.Observe is empty: no observe command to run", call.Verb)}
 		}
 		if maxIDs > 0 {
 			distinct := make(map[string]bool, len(req.IDs))

@@ -38,7 +38,7 @@ func TestWaitHandler(t *testing.T) {
 		return json.RawMessage(`{"observations":[{"id":"a","status":"completed","terminal":true}]}`), nil
 	})
 	woke := 0
-	h := WaitHandler(WaitHandlerOptions{Observe: []string{"--json", "observe"}, Wake: func(ctx context.Context) <-chan struct{} {
+	h := WaitHandler(&WaitHandlerOptions{Observe: []string{"--json", "observe"}, Wake: func(ctx context.Context) <-chan struct{} {
 		woke++
 		ch := make(chan struct{}, 1)
 		ch <- struct{}{}
@@ -59,11 +59,11 @@ func TestWaitHandler(t *testing.T) {
 	}
 
 	bad := RunnerFunc(func(context.Context, []string) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
-	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Runner: bad, Args: map[string]any{"ids": []any{"a"}}})
+	_, err = WaitHandler(&WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Runner: bad, Args: map[string]any{"ids": []any{"a"}}})
 	if eo := executionError(err, true); eo.Code != CodeInvalidResult {
 		t.Fatalf("a wrong answer = %+v; want %s", eo, CodeInvalidResult)
 	}
-	_, err = WaitHandler(WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Runner: bad, Args: map[string]any{}})
+	_, err = WaitHandler(&WaitHandlerOptions{Observe: []string{"observe"}})(context.Background(), &Call{Verb: "job.wait", Runner: bad, Args: map[string]any{}})
 	if eo := executionError(err, true); eo.Code != CodeHandlerError || eo.Details["code"] != CodeInternalError {
 		t.Fatalf("args without ids = %+v; want %s (%s)", eo, CodeHandlerError, CodeInternalError)
 	}
@@ -121,7 +121,7 @@ func TestWaitHandlerCapsIDs(t *testing.T) {
 	}
 	call := func(o WaitHandlerOptions, list []any) error {
 		o.Observe = []string{"observe"}
-		_, err := WaitHandler(o)(context.Background(), &Call{Verb: "job.wait", Runner: exec, Args: map[string]any{"ids": list}})
+		_, err := WaitHandler(&o)(context.Background(), &Call{Verb: "job.wait", Runner: exec, Args: map[string]any{"ids": list}})
 		return err
 	}
 	var pe interface{ Param() string }
@@ -136,5 +136,31 @@ func TestWaitHandlerCapsIDs(t *testing.T) {
 	}
 	if err := call(WaitHandlerOptions{MaxIDs: -1}, ids(DefaultMaxWaitIDs+1, false)); err != nil {
 		t.Fatalf("no cap: %v", err)
+	}
+}
+
+// TestWaitHandlerOptionsByPointer: nil options are the zero value, whose
+// missing observe command is the embedder's bug said as internal_error
+// (nothing runs); the options are copied when the handler is built, so a
+// caller changing them later does not change the handler.
+func TestWaitHandlerOptionsByPointer(t *testing.T) {
+	var ran [][]string
+	exec := RunnerFunc(func(_ context.Context, argv []string) (json.RawMessage, error) {
+		ran = append(ran, argv)
+		return json.RawMessage(`{"observations":[{"id":"a","status":"completed","terminal":true}]}`), nil
+	})
+	_, err := WaitHandler(nil)(context.Background(), &Call{Verb: "job.wait", Runner: exec, Args: map[string]any{"ids": []any{"a"}}})
+	if eo := executionError(err, true); eo.Code != CodeHandlerError || eo.Details["code"] != CodeInternalError || !strings.Contains(err.Error(), "Observe is empty") || len(ran) != 0 {
+		t.Fatalf("nil options = %v (ran %q); want internal_error naming Observe and nothing run", err, ran)
+	}
+
+	o := &WaitHandlerOptions{Observe: []string{"observe"}}
+	h := WaitHandler(o)
+	o.Observe[0], o.Observe = "changed", []string{"other"}
+	if _, err := h(context.Background(), &Call{Verb: "job.wait", Runner: exec, Args: map[string]any{"ids": []any{"a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"observe", "--", "a"}; !slices.Equal(ran[0], want) {
+		t.Fatalf("ran %q; want %q, the options as they were when the handler was built", ran[0], want)
 	}
 }

@@ -125,10 +125,41 @@ const maxBuckets = 4096
 
 // take takes a token for key, or reports how long until one is there.
 func (l *spawnLimiter) take(key string) (ok bool, retryAfter time.Duration) {
+	n, retryAfter := l.takeUpTo(key, 1)
+	return n == 1, retryAfter
+}
+
+// takeUpTo takes as many of n tokens for key as the bucket holds now and
+// returns how many it took; when that is fewer than n, retryAfter is how
+// long until the next one is there.
+func (l *spawnLimiter) takeUpTo(key string, n int) (took int, retryAfter time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	b, rate := l.refill(key)
+	took = max(0, min(n, int(math.Floor(b.tokens))))
+	b.tokens -= float64(took)
+	if took < n { // so fewer than one token is left
+		retryAfter = time.Duration((1 - b.tokens) / rate)
+	}
+	return took, retryAfter
+}
+
+// give returns n unused tokens to key's bucket, never past its capacity.
+func (l *spawnLimiter) give(key string, n int) {
+	if n <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, _ := l.refill(key)
+	b.tokens = math.Min(float64(l.perMinute), b.tokens+float64(n))
+}
+
+// refill returns key's bucket brought up to now, and the refill rate in
+// tokens per nanosecond. l.mu is held.
+func (l *spawnLimiter) refill(key string) (*bucket, float64) {
 	now := l.now()
-	rate := float64(l.perMinute) / float64(time.Minute) // tokens per nanosecond
+	rate := float64(l.perMinute) / float64(time.Minute)
 	b := l.buckets[key]
 	if b == nil {
 		if len(l.buckets) >= maxBuckets {
@@ -143,12 +174,92 @@ func (l *spawnLimiter) take(key string) (ok bool, retryAfter time.Duration) {
 	}
 	b.tokens = math.Min(float64(l.perMinute), b.tokens+float64(now.Sub(b.at))*rate)
 	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) / rate)
+	return b, rate
 }
+
+// SpawnTokens is what the handler of a verb marked [Verb].Spawns holds of
+// its client's spawn bucket ([Options].SpawnsPerMinute): the handler takes
+// one token for each run it is about to start, tells the command it runs
+// how many it may start (a budget), and gives back the tokens of the runs
+// that were not started. An op so costs what the same runs submitted one
+// by one would cost, and starts no more than the bucket admits. It is
+// safe for concurrent use.
+type SpawnTokens struct {
+	limiter *spawnLimiter // nil: no limit
+	key     string
+	verb    string
+	mu      sync.Mutex
+	held    int           // taken and not given back
+	retry   time.Duration // from the last Take that fell short
+}
+
+// Limit is the runs a client may start per minute; 0 means no limit.
+func (t *SpawnTokens) Limit() int {
+	if t.limiter == nil {
+		return 0
+	}
+	return t.limiter.perMinute
+}
+
+// Take takes up to n tokens, as many as the bucket holds now, and returns
+// how many it took: each is one run the handler may start. Without a limit
+// it returns n. n below 1 takes nothing.
+func (t *SpawnTokens) Take(n int) int {
+	if n < 1 {
+		return 0
+	}
+	if t.limiter == nil {
+		return n
+	}
+	took, retry := t.limiter.takeUpTo(t.key, n)
+	t.mu.Lock()
+	t.held += took
+	if took < n {
+		t.retry = retry
+	}
+	t.mu.Unlock()
+	return took
+}
+
+// Return gives back n of the tokens taken (runs not started after all);
+// more than is held is given back as what is held.
+func (t *SpawnTokens) Return(n int) {
+	if t.limiter == nil || n < 1 {
+		return
+	}
+	t.mu.Lock()
+	n = min(n, t.held)
+	t.held -= n
+	t.mu.Unlock()
+	t.limiter.give(t.key, n)
+}
+
+// RetryAfter is how long until the bucket holds another token, as the last
+// Take that got fewer than it asked for found it (0 if none fell short).
+func (t *SpawnTokens) RetryAfter() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.retry
+}
+
+// Refusal is the error a handler returns when it could take no token and
+// so started nothing: the op becomes rate_limited with the limit and
+// retry_after, exactly as a spawn op over the rate.
+func (t *SpawnTokens) Refusal() error {
+	return &rateLimitError{verb: t.verb, limit: t.Limit(), retry: t.RetryAfter()}
+}
+
+// rateLimitError is a handler's rate_limited refusal (SpawnTokens.Refusal).
+type rateLimitError struct {
+	verb  string
+	limit int
+	retry time.Duration
+}
+
+func (e *rateLimitError) Error() string {
+	return rateLimited(&Verb{Name: e.verb}, e.limit, e.retry).Message
+}
+func (e *rateLimitError) ErrorCode() string { return CodeRateLimited }
 
 // rateLimited is the error of a spawn op over its client's rate.
 func rateLimited(v *Verb, perMinute int, retryAfter time.Duration) *ErrorObject {

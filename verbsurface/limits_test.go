@@ -196,3 +196,111 @@ func TestFIFOSlots(t *testing.T) {
 		t.Fatalf("%d free slots at the end; want 1", s.free)
 	}
 }
+
+// TestSpawnsMarkedVerbCounts holds the rule of Verb.Spawns: an op of a
+// control verb that starts runs draws on the same bucket as the spawn
+// ops, one token per op without a handler, and exactly what its handler
+// takes with one. Before the mark a scheduler's tick started runs past
+// every limit.
+func TestSpawnsMarkedVerbCounts(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var asked, took []int
+	var mu sync.Mutex
+	tick := func(want int) Handler {
+		return func(ctx context.Context, call *Call) (any, error) {
+			if call.Spawns == nil {
+				return nil, fmt.Errorf("a handler of a verb marked Spawns got no Call.Spawns")
+			}
+			n := call.Spawns.Take(want)
+			mu.Lock()
+			asked, took = append(asked, want), append(took, n)
+			mu.Unlock()
+			if n == 0 {
+				return nil, call.Spawns.Refusal()
+			}
+			started := n
+			if want > 1 {
+				started = n - 1 // one of the runs it had tokens for did not start
+				call.Spawns.Return(1)
+			}
+			return map[string]any{"started": started, "deferred": want - n}, nil
+		}
+	}
+	verbs := func(fx *fixture) []Verb {
+		vs := fixtureVerbs(fx)
+		for i := range vs {
+			if vs[i].Name == "mode.set" {
+				vs[i].Spawns = true // a rendered command: one token per op
+			}
+		}
+		return append(vs,
+			Verb{Name: "sched.tick", Class: ClassControl, Path: []string{"mode"}, Summary: "start what is due", Spawns: true, Handler: tick(3)},
+			Verb{Name: "sched.one", Class: ClassControl, Path: []string{"mode"}, Summary: "start one", Spawns: true, Handler: tick(1)})
+	}
+	fx := newFixture(t, func(c *fixtureConfig) {
+		c.verbs = verbs
+		c.opts.SpawnsPerMinute = 6
+		c.opts.Now = func() time.Time { return now }
+	})
+	fp := fx.fingerprint(t, "agent.submit")
+	submit := `{"op":"agent.submit","fingerprint":"` + fp + `","args":{"model":"m","prompt":"p"}}`
+	mode := `{"op":"mode.set","args":{"mode":"fast"}}`
+	tickOp := `{"op":"sched.tick","args":{"mode":"fast"}}`
+	one := `{"op":"sched.one","args":{"mode":"fast"}}`
+	codes := func(req string) []string {
+		var out []string
+		for _, r := range fx.surface.Handle(context.Background(), json.RawMessage(req), nil).Results {
+			if r.OK {
+				out = append(out, "ok")
+			} else {
+				out = append(out, r.Error.Code)
+			}
+		}
+		return out
+	}
+	// 6 tokens: a submit (1), a rendered marked op (1), a tick that takes
+	// 3 and gives one back (2), a tick that gets the 2 left and gives one
+	// back (1), then one token is left for sched.one, and none for the
+	// submit and the rendered op after it.
+	got := codes(`{"ops":[` + strings.Join([]string{submit, mode, tickOp, tickOp, one, submit, mode, one}, ",") + `]}`)
+	want := []string{"ok", "ok", "ok", "ok", "ok", CodeRateLimited, CodeRateLimited, CodeRateLimited}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("results %v; want %v", got, want)
+	}
+	if fmt.Sprint(took) != "[3 2 1 0]" {
+		t.Fatalf("the handlers took %v of %v tokens; want [3 2 1 0]", took, asked)
+	}
+	r := fx.surface.Handle(context.Background(), json.RawMessage(`{"ops":[`+one+`]}`), nil).Results[0]
+	if r.OK || r.Error.Code != CodeRateLimited || r.Error.Limit != 6 || r.Error.RetryAfter < 1 || r.Error.RetryAfter > 10 ||
+		!strings.Contains(r.Error.Message, "sched.one") {
+		t.Fatalf("a handler's refusal: %+v; want rate_limited naming sched.one with limit 6 and retry_after 1..10 s", r.Error)
+	}
+	// A minute later the bucket is full again, and the returned tokens
+	// never took it past its capacity: six, not more.
+	now = now.Add(time.Minute)
+	got = codes(`{"ops":[` + strings.Join([]string{mode, mode, mode, mode, mode, mode, mode}, ",") + `]}`)
+	if strings.Join(got, " ") != "ok ok ok ok ok ok "+CodeRateLimited {
+		t.Fatalf("after a minute: %v; want six ok and one rate_limited", got)
+	}
+}
+
+// TestSpawnTokensWithoutLimit: with SpawnsPerMinute negative a handler
+// takes every token it asks for, and its verb's ops are never refused.
+func TestSpawnTokensWithoutLimit(t *testing.T) {
+	var got int
+	fx := newFixture(t, func(c *fixtureConfig) {
+		c.opts.SpawnsPerMinute = -1
+		c.verbs = func(fx *fixture) []Verb {
+			return append(fixtureVerbs(fx), Verb{Name: "sched.tick", Class: ClassControl, Path: []string{"mode"}, Summary: "start what is due", Spawns: true,
+				Handler: func(ctx context.Context, call *Call) (any, error) {
+					got = call.Spawns.Take(1000)
+					call.Spawns.Return(1000)
+					return map[string]int{"limit": call.Spawns.Limit()}, nil
+				}})
+		}
+	})
+	r := fx.surface.Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"sched.tick","args":{"mode":"fast"}}]}`), nil).Results[0]
+	if !r.OK || got != 1000 || string(r.Result) != `{"limit":0}` {
+		t.Fatalf("%+v took %d; want ok with every token and limit 0", r, got)
+	}
+}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// Policy sees every op after its args validated and before anything runs,
+// Policy sees every op after its args validated and its path arguments
+// were confined to the roots, and before anything runs,
 // and may refuse it: a non-nil error refuses the op with code
 // policy_refused, the error's text being the reason. Because every call
 // reaches the same tool, tool-name-keyed permission layers see no signal;
@@ -19,7 +20,10 @@ type Policy func(ctx context.Context, op PolicyOp) error
 type PolicyOp struct {
 	Verb  string
 	Class Class
-	Args  map[string]any // validated; numbers as decoded (json.Number)
+	// Args are validated, numbers as decoded (json.Number), and each path
+	// argument ([Verb.PathParams], projector.Param.Path) is the real path
+	// of what was opened inside a root, never the caller's spelling of it.
+	Args map[string]any
 }
 
 // ReadOnly admits only observe verbs: nothing is started, changed or

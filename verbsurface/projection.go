@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -122,6 +123,9 @@ func (s *Surface) project(ctx context.Context, rs *requestState, v *Verb) *proje
 	}
 	cmd := t.Find(v.Path...)
 	if cmd == nil {
+		if len(v.Path) == 0 {
+			return &projection{unavailable: &unavailableReason{Reason: "the CLI's tree has no root command"}}
+		}
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("the CLI has no command %q", strings.Join(v.Path, " "))}}
 	}
@@ -140,7 +144,7 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("%q is a group of commands, not a runnable command", strings.Join(cmd.Path, " "))}}
 	}
-	cmd, bad := s.opts.Machine.seam(t, cmd)
+	cmd, bad := s.verbCommand(v, t, cmd)
 	if bad != nil {
 		return &projection{unavailable: bad}
 	}
@@ -222,6 +226,61 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 	return p, nil
 }
 
+// verbCommand is cmd as v offers it, or why it cannot, in this order: the
+// verb's own exclusions (each must name a parameter of cmd); the machine
+// seam (v.Machine, else Options.Machine), which withdraws the machine
+// options; the fixed arguments, which withdraw what they set; then every
+// parameter the verb names must be one the caller can still set (its
+// PathParams, its StoredCommand's), so a misspelt name, or one the CLI
+// renamed since, makes the verb unavailable instead of leaving a path
+// unconfined or a stored command unguarded.
+func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command) (*projector.Command, *unavailableReason) {
+	name := strings.Join(cmd.Path, " ")
+	if name == "" {
+		name = t.Program
+	}
+	if len(v.Exclude) > 0 {
+		var unmatched []string
+		cmd, unmatched = projector.ExcludeFromCommand(cmd, v.Exclude...)
+		if len(unmatched) > 0 {
+			return nil, &unavailableReason{Reason: fmt.Sprintf("the verb excludes %s, which %q does not have (Verb.Exclude, config exclude)", quoteList(unmatched), name)}
+		}
+	}
+	m := s.opts.Machine
+	if v.Machine != nil {
+		m = *v.Machine
+	}
+	cmd, bad := m.seam(t, cmd)
+	if bad != nil {
+		return nil, bad
+	}
+	if cmd, bad = fixedArgs(cmd, v.Args); bad != nil {
+		return nil, bad
+	}
+	param := func(n string) *projector.Param {
+		for _, p := range cmd.Params {
+			if p.Name == n {
+				return p
+			}
+		}
+		return nil
+	}
+	for _, n := range slices.Sorted(maps.Keys(v.PathParams)) {
+		if param(n) == nil {
+			return nil, &unavailableReason{Param: n, Reason: fmt.Sprintf(
+				"the verb marks %q as a path (Verb.PathParams, config files), and %q has no such parameter a caller can set", n, name)}
+		}
+	}
+	if sc := v.StoredCommand; sc != nil {
+		p := param(sc.Param)
+		if p == nil || p.Kind != projector.KindString || !slices.Contains([]projector.Arity{projector.ArityRepeated, projector.ArityZeroOrMore, projector.ArityOneOrMore}, p.Arity) {
+			return nil, &unavailableReason{Param: sc.Param, Reason: fmt.Sprintf(
+				"the verb guards %q as a stored command (Verb.StoredCommand, config stored_command), and %q has no such parameter taking a list of words", sc.Param, name)}
+		}
+	}
+	return cmd, nil
+}
+
 // hasOption reports whether cmd accepts option, as a parameter or as a flag
 // its adapter excluded from the parameters. An empty option (the runner
 // arranges machine output itself) is always there.
@@ -230,22 +289,6 @@ func hasOption(cmd *projector.Command, option string) bool {
 		return true
 	}
 	return slices.ContainsFunc(cmd.Params, func(p *projector.Param) bool { return slices.Contains(p.Options, option) })
-}
-
-// withoutOption returns cmd without the parameter spelled option: the
-// machine flag is the surface's channel, set on every dispatch, never a
-// caller's parameter.
-func withoutOption(cmd *projector.Command, option string) *projector.Command {
-	if option == "" {
-		return cmd
-	}
-	i := slices.IndexFunc(cmd.Params, func(p *projector.Param) bool { return slices.Contains(p.Options, option) })
-	if i < 0 {
-		return cmd
-	}
-	cp := *cmd
-	cp.Params = slices.Delete(slices.Clone(cmd.Params), i, i+1)
-	return &cp
 }
 
 // signature renders the catalog's parameter summary: required parameters
@@ -280,4 +323,42 @@ func signature(v *Validator, dyn *Dynamic) string {
 		parts = append(parts, "+"+dyn.Param+" args")
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// VerbFiles is what one offered verb does with files, as
+// [Surface.FileParams] reports it.
+type VerbFiles struct {
+	Verb string
+	// Paths are the parameters whose values are confined to the roots
+	// (marked by the adapter or by Verb.PathParams), by schema name.
+	Paths map[string]projector.PathUse
+	// Unconfined are the string parameters a caller can set that look like
+	// a path (projector.LooksLikePath) and that nothing marks: their values
+	// reach the CLI unconfined. Verb.PathParams naming one with
+	// projector.PathUseNone says it is not a path and leaves it out.
+	Unconfined []*projector.Param
+}
+
+// FileParams reports, for every verb offered now (Check lists the rest),
+// which parameters are confined to the roots and which look like paths
+// but are not: a front warns about the second kind, since an unmarked
+// path option (--write-output FILE) is a file the CLI opens wherever the
+// caller says.
+func (s *Surface) FileParams(ctx context.Context) []VerbFiles {
+	rs := &requestState{}
+	var out []VerbFiles
+	for _, v := range s.reg.snapshot() {
+		p := s.project(ctx, rs, v)
+		if !p.ok() || p.cmd == nil {
+			continue
+		}
+		vf := VerbFiles{Verb: v.Name, Paths: pathParams(v, p.cmd)}
+		for _, param := range p.cmd.Params {
+			if _, said := v.PathParams[param.Name]; !said && projector.LooksLikePath(param) {
+				vf.Unconfined = append(vf.Unconfined, param)
+			}
+		}
+		out = append(out, vf)
+	}
+	return out
 }

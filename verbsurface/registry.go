@@ -50,9 +50,13 @@ var (
 )
 
 // Register adds v. It refuses, with an error naming the verb and the rule:
-// an invalid name or class; an empty path; a summary that is not one line;
-// a name, synonym or path that denotes a fenced command (however spelled);
-// a name or synonym already taken; a Dynamic without Param or Inject.
+// an invalid name or class; a path with an empty element (an empty path is
+// the program's root command); a summary that is not one line; a name,
+// synonym or path that denotes a fenced command (however spelled); a name
+// or synonym already taken; a Dynamic without Param or Inject; a Machine
+// whose At or first argument is wrong; an empty fixed argument or
+// exclusion; a StoredCommand without Param or Allow, or allowing a fenced
+// path.
 // A verb without Handler needs the surface's Runner: [New] checks the
 // verbs registered before it; an op of one registered later on a surface
 // without an Runner fails with internal_error.
@@ -60,11 +64,11 @@ func (r *Registry) Register(v Verb) error {
 	if !verbNamePattern.MatchString(v.Name) {
 		return fmt.Errorf("verbsurface: register %q: verb name must be lowercase dot-separated segments such as \"agent.submit\"", v.Name)
 	}
+	if v.Name == HelpCatalogString || slices.Contains(v.Synonyms, HelpCatalogString) {
+		return fmt.Errorf("verbsurface: register %q: the name %q is reserved: help %q asks for the catalog (older clients send true as a string)", v.Name, HelpCatalogString, HelpCatalogString)
+	}
 	if !v.Class.valid() {
 		return fmt.Errorf("verbsurface: register %q: class %q is not spawn, observe or control", v.Name, v.Class)
-	}
-	if len(v.Path) == 0 {
-		return fmt.Errorf("verbsurface: register %q: command path is empty", v.Name)
 	}
 	for _, elem := range v.Path {
 		if strings.TrimSpace(elem) == "" {
@@ -93,6 +97,21 @@ func (r *Registry) Register(v Verb) error {
 	if v.Dynamic != nil && (v.Dynamic.Param == "" || v.Dynamic.Inject == nil) {
 		return fmt.Errorf("verbsurface: register %q: Dynamic needs both Param and Inject", v.Name)
 	}
+	if v.Machine != nil {
+		if err := v.Machine.check(); err != nil {
+			return fmt.Errorf("verbsurface: register %q: %s", v.Name, strings.Replace(strings.TrimPrefix(err.Error(), "verbsurface: New: "), "Options.Machine", "Verb.Machine", 1))
+		}
+	}
+	for _, list := range [][]string{v.Args, v.Exclude} {
+		if slices.Contains(list, "") {
+			return fmt.Errorf("verbsurface: register %q: an empty word in Args or Exclude", v.Name)
+		}
+	}
+	if v.StoredCommand != nil {
+		if err := v.StoredCommand.check(v.Name, r.fence); err != nil {
+			return err
+		}
+	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -114,7 +133,21 @@ func (r *Registry) Register(v Verb) error {
 	}
 	stored := v
 	stored.Path = slices.Clone(v.Path)
+	if stored.Path == nil {
+		stored.Path = []string{}
+	}
 	stored.Synonyms = slices.Clone(v.Synonyms)
+	stored.Args, stored.Exclude = slices.Clone(v.Args), slices.Clone(v.Exclude)
+	if v.Machine != nil {
+		m := *v.Machine
+		m.Args = slices.Clone(m.Args)
+		stored.Machine = &m
+	}
+	if v.StoredCommand != nil {
+		sc := *v.StoredCommand
+		sc.Allow = slices.Clone(sc.Allow)
+		stored.StoredCommand = &sc
+	}
 	if v.Dynamic != nil {
 		d := *v.Dynamic
 		stored.Dynamic = &d

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -62,6 +63,33 @@ func resolveRoots(roots []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// below is given's path below root, as os.Root must resolve it: given's
+// elements after root's, ".." kept, since os.Root resolves ".." against
+// the real tree (a ".." after a symlink is not the lexical parent).
+// Empty and "." elements are dropped ("//", "/./" name nothing), so
+// "/srv/root//prod" is "prod". ok is false when given does not begin
+// with root's elements: it reaches the root through a ".." above it,
+// whose meaning depends on symlinks outside every root.
+func below(given, root string) (rel string, ok bool) {
+	var elems []string
+	for _, e := range strings.Split(given, "/") {
+		if e != "" && e != "." {
+			elems = append(elems, e)
+		}
+	}
+	var rootElems []string
+	if root != "/" {
+		rootElems = strings.Split(strings.TrimPrefix(root, "/"), "/")
+	}
+	if len(elems) < len(rootElems) || !slices.Equal(elems[:len(rootElems)], rootElems) {
+		return "", false
+	}
+	if rest := elems[len(rootElems):]; len(rest) > 0 {
+		return strings.Join(rest, "/"), true
+	}
+	return ".", true
 }
 
 // within reports whether path (absolute, clean) is dir or below it.
@@ -134,6 +162,41 @@ func OpenConfined(ctx context.Context, param, path string) (*os.File, error) {
 		}
 	}
 	return nil, fmt.Errorf("verbsurface: %s: no file was opened inside a root for %q (is it declared a read path parameter?)", param, path)
+}
+
+// confinedOp is an op's args once its path arguments were confined.
+type confinedOp struct {
+	// policy is the validated args as the caller sent them, each path
+	// argument replaced by the real path of what was opened: what the
+	// policy, the Decider, the audit and a confirmation's digest see.
+	policy map[string]any
+	// run is the normalized args with the same replacement: what runs.
+	run map[string]any
+	// files are the opened read files (the caller closes them).
+	files []confinedFile
+}
+
+// confineOp confines the path arguments of an op that passed gate. A
+// policy condition on a path parameter is then judged on the path that
+// runs: "/srv/./prod", "/srv/dev/../prod" and a symlink to /srv/prod are
+// all "/srv/prod" by the time any policy sees them.
+func (s *Surface) confineOp(v *Verb, p *projection, g gated) (confinedOp, []Problem) {
+	uses := pathParams(v, p.cmd)
+	run, files, problems := s.confine(uses, g.normalized)
+	if len(problems) > 0 {
+		return confinedOp{}, problems
+	}
+	if len(files) == 0 && len(uses) == 0 {
+		return confinedOp{policy: g.args, run: run}, nil
+	}
+	policy := make(map[string]any, len(g.args))
+	for k, val := range g.args {
+		policy[k] = val
+		if _, isPath := uses[k]; isPath {
+			policy[k] = run[k] // a path string or a list of them: normalizing changes neither
+		}
+	}
+	return confinedOp{policy: policy, run: run, files: files}, nil
 }
 
 // confine checks every path argument of args against the roots and
@@ -222,8 +285,11 @@ func closeConfined(files []confinedFile) {
 //     one) must lie under a root and outside /proc and /sys, and its
 //     filesystem must not be procfs or sysfs: outside_roots.
 //  6. Its type must serve the use: a regular file for read and write, a
-//     directory for dir; anything else is unusable_path, and nothing was
-//     read.
+//     directory for dir, either for read_or_dir; anything else is
+//     unusable_path, and nothing was read.
+//  7. A regular file with more than one name (a hard link) is
+//     outside_roots unless Options.AllowHardLinks: its other name may lie
+//     outside every root, and nothing tells where it is.
 //
 // A write parameter checks its parent directory this way; its file need
 // not exist, and if it does it must be a regular file inside the root.
@@ -267,14 +333,9 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 	if root == "" {
 		return notInside()
 	}
-	// The path below the root as given, ".." and all: os.Root resolves it
-	// against the real tree, not lexically.
-	rel := strings.TrimPrefix(strings.TrimPrefix(given, root), "/")
-	if root == "/" {
-		rel = strings.TrimLeft(given, "/")
-	}
-	if rel == "" {
-		rel = "."
+	rel, ok := below(given, root)
+	if !ok {
+		return unusable("reaches %s through \"..\" above it; spell the path from the root down", root)
 	}
 	leaf := ""
 	if use == projector.PathUseWrite {
@@ -325,6 +386,15 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		return unusable("cannot be read: %v", unwrapPathErr(err))
 	}
 	switch use {
+	case projector.PathUseReadOrDir:
+		if st.IsDir() {
+			return real, nil, nil
+		}
+		if !st.Mode().IsRegular() {
+			return unusable("is neither a regular file nor a directory (%s); nothing was read", kindOf(st.Mode()))
+		}
+		keep = true
+		return real, f, nil
 	case projector.PathUseDir, projector.PathUseWrite:
 		if !st.IsDir() {
 			if use == projector.PathUseWrite {
@@ -349,13 +419,20 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		if prob != nil {
 			return "", nil, prob
 		}
-		if lst, err := lf.Stat(); err != nil || !lst.Mode().IsRegular() {
+		lst, err := lf.Stat()
+		if err != nil || !lst.Mode().IsRegular() {
 			return unusable("exists and is not a regular file")
+		}
+		if prob := s.hardLinkProblem(param, given, lst); prob != nil {
+			return "", nil, prob
 		}
 		return lreal, nil, nil
 	default: // read
 		if !st.Mode().IsRegular() {
 			return unusable("is not a regular file (%s); nothing was read", kindOf(st.Mode()))
+		}
+		if prob := s.hardLinkProblem(param, given, st); prob != nil {
+			return "", nil, prob
 		}
 		keep = true
 		return real, f, nil
@@ -380,6 +457,23 @@ func (s *Surface) checkOpened(param, given string, f *os.File, root, rel string)
 				param, short(given), s.rootList())}
 	}
 	return real, nil
+}
+
+// hardLinkProblem is step 7 of confinePath: a regular file with more than
+// one name is refused unless the operator allows hard links. A hard link
+// inside a root to a file outside it passes every other check (the
+// kernel's path for it is the name inside the root), and no call finds a
+// file's other names, so the only sound rule without the operator's word
+// is to refuse them all. Nothing was read.
+func (s *Surface) hardLinkProblem(param, given string, fi fs.FileInfo) *Problem {
+	n := linkCount(fi)
+	if n <= 1 || s.opts.AllowHardLinks {
+		return nil
+	}
+	return &Problem{Param: param, Rule: RuleOutsideRoots,
+		Reason: fmt.Sprintf("%s %s is a file with %d names (hard links), and another name may lie outside the directories this server allows (%s); "+
+			"name a file with one name (copy it), or its operator allows hard links (verbsurface.Options.AllowHardLinks); nothing was read",
+			param, short(given), n, s.rootList())}
 }
 
 // openProblem turns a failed open inside a root into a problem: an escape

@@ -35,6 +35,12 @@ func rootsTree() *projector.Tree {
 // and the content it read through OpenConfined: what a preparer would see.
 func rootsSurface(t testing.TB, roots []string, pathParams map[string]projector.PathUse) *Surface {
 	t.Helper()
+	return rootsSurfaceOpts(t, pathParams, &Options{Roots: roots, NoRootsHint: "start it with --root DIR"})
+}
+
+// rootsSurfaceOpts is rootsSurface with more options (Source is set here).
+func rootsSurfaceOpts(t testing.TB, pathParams map[string]projector.PathUse, opts *Options) *Surface {
+	t.Helper()
 	reg, _ := NewRegistry(nil)
 	err := reg.Register(Verb{Name: "file.read", Class: ClassObserve, Path: []string{"read"}, Summary: "read a file",
 		PathParams: pathParams,
@@ -56,7 +62,9 @@ func rootsSurface(t testing.TB, roots []string, pathParams map[string]projector.
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(reg, &Options{Source: StaticTree(rootsTree()), Roots: roots, NoRootsHint: "start it with --root DIR"})
+	o := *opts
+	o.Source = StaticTree(rootsTree())
+	s, err := New(reg, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +147,9 @@ func TestConfinementToRoots(t *testing.T) {
 			content: "inside", real: map[string]string{"file": filepath.Join(realRoot, "in.txt")}},
 		{name: "symlink inside to inside gets the target's real path", args: map[string]any{"file": filepath.Join(root, "sub", "to-in")},
 			content: "inside", real: map[string]string{"file": filepath.Join(realRoot, "in.txt")}},
+		{name: "doubled slashes and dots name nothing", args: map[string]any{"file": root + "//./in.txt"},
+			content: "inside", real: map[string]string{"file": filepath.Join(realRoot, "in.txt")}},
+		{name: "dot-dot above the root", args: map[string]any{"file": outside + "/../root/in.txt"}, rule: RuleUnusablePath},
 		{name: "file outside every root", args: map[string]any{"file": filepath.Join(outside, "secret.txt")}, rule: RuleOutsideRoots},
 		{name: "symlink inside to a file outside", args: map[string]any{"file": filepath.Join(root, "to-secret")}, rule: RuleOutsideRoots},
 		{name: "relative symlink climbing out", args: map[string]any{"file": filepath.Join(root, "sub", "rel-escape")}, rule: RuleOutsideRoots},

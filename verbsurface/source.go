@@ -42,13 +42,13 @@ func ExecutableTree(t *projector.Tree, exe string) (TreeSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verbsurface: ExecutableTree: %w", err)
 	}
-	want := fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	want := keyOf(fi)
 	return func(context.Context) (*projector.Tree, error) {
 		fi, err := os.Stat(exe)
 		if err != nil {
 			return nil, fmt.Errorf("the CLI executable %s: %w", exe, err)
 		}
-		if (fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}) != want {
+		if keyOf(fi) != want {
 			return nil, fmt.Errorf("the CLI executable %s changed on disk since this server started, so its schemas may be stale; restart the server", exe)
 		}
 		return t, nil
@@ -57,10 +57,14 @@ func ExecutableTree(t *projector.Tree, exe string) (TreeSource, error) {
 
 // CacheByFile wraps load so that it runs again only when the file at path
 // (the external CLI's executable) changes: the cache key is the file's
-// path, size and modification time, everything that can change the answer
-// short of rewriting a file in place within the clock's resolution and at
-// the same size. A failed load is not cached. The wrapper is safe for
-// concurrent use.
+// path, size, modification time and inode (where the platform has one:
+// Unix; elsewhere the inode counts as 0), everything that can change the
+// answer short of rewriting a file in place within the clock's resolution
+// and at the same size. The inode catches an upgrade that installs a new
+// file over the old one by rename — as package managers do — while
+// keeping the old size and modification time (a build that fixes the
+// mtime for reproducibility). A failed load is not cached. The wrapper is
+// safe for concurrent use.
 //
 // Key it on the file whose change changes the parser: for a Python CLI
 // whose parser lives in an imported module, that module's source, not the
@@ -97,10 +101,16 @@ func CacheByFile(path string, load TreeSource, more ...string) TreeSource {
 
 type fileKey struct {
 	size  int64
-	mtime int64 // nanoseconds since the epoch
+	mtime int64  // nanoseconds since the epoch
+	inode uint64 // 0 where the platform has none (fileInode)
 }
 
-// filesKey is the size and modification time of every file in paths.
+func keyOf(fi os.FileInfo) fileKey {
+	return fileKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), inode: fileInode(fi)}
+}
+
+// filesKey is the size, modification time and inode of every file in
+// paths.
 func filesKey(paths []string) (string, error) {
 	var b []byte
 	for _, p := range paths {
@@ -108,7 +118,8 @@ func filesKey(paths []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("verbsurface: CLI file %s: %w", p, err)
 		}
-		b = fmt.Appendf(b, "%d:%d;", fi.Size(), fi.ModTime().UnixNano())
+		k := keyOf(fi)
+		b = fmt.Appendf(b, "%d:%d:%d;", k.size, k.mtime, k.inode)
 	}
 	return string(b), nil
 }

@@ -78,6 +78,13 @@ type Options struct {
 	// rule outside_roots. See "Files and roots" in the package
 	// documentation.
 	Roots []string
+	// AllowHardLinks admits, as a path argument, a regular file with more
+	// than one name (a hard link). By default such a file is refused with
+	// rule outside_roots: a hard link inside a root may be a file that
+	// names outside every root also reach (a secret linked in by anyone
+	// who can write in the root), and nothing tells where its other names
+	// are. Allow them only for roots nobody untrusted can write in.
+	AllowHardLinks bool
 	// NoRootsHint completes the refusal of a path argument when Roots is
 	// empty, telling the caller how the operator enables file access
 	// ("its operator can start it with --root DIR").
@@ -104,6 +111,7 @@ type Options struct {
 	// spawn op takes a token once it has passed validation, the policy and
 	// the fingerprint check (a refusal before that costs nothing); one over
 	// the rate is rate_limited with retry_after, and nothing is started.
+	// Ops of a verb marked [Verb].Spawns draw on the same bucket.
 	SpawnsPerMinute int
 	// ClientKey names the client a request comes from, for
 	// SpawnsPerMinute (the bearer token of an HTTP request, say). nil:
@@ -123,6 +131,7 @@ type Surface struct {
 	cache  projectionCache
 	roots  []string      // Options.Roots, real and sorted
 	spawns *spawnLimiter // nil: no rate limit
+	slots  *fifoSlots    // Options.MaxInFlight's; nil: no cap
 	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
 	// random per surface, so a state is good only where it was issued.
 	confirmKey [32]byte
@@ -160,8 +169,8 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	}
 	if opts.Runner == nil {
 		for _, v := range reg.snapshot() {
-			if v.Handler == nil {
-				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but Options.Runner is nil", v.Name)
+			if v.Handler == nil && v.Runner == nil {
+				return nil, fmt.Errorf("verbsurface: New: verb %q runs its command but neither Verb.Runner nor Options.Runner is set", v.Name)
 			}
 		}
 	}
@@ -171,8 +180,12 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = DefaultMaxInFlight()
 	}
-	if opts.MaxInFlight > 0 && opts.Runner != nil {
-		opts.Runner = &limitedExec{inner: opts.Runner, slots: newFIFOSlots(opts.MaxInFlight)}
+	var slots *fifoSlots
+	if opts.MaxInFlight > 0 {
+		slots = newFIFOSlots(opts.MaxInFlight)
+		if opts.Runner != nil {
+			opts.Runner = &limitedExec{inner: opts.Runner, slots: slots}
+		}
 	}
 	if opts.SpawnsPerMinute == 0 {
 		opts.SpawnsPerMinute = DefaultSpawnsPerMinute
@@ -183,7 +196,7 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if opts.ConfirmWithin == 0 {
 		opts.ConfirmWithin = DefaultConfirmWithin
 	}
-	s := &Surface{reg: reg, opts: opts, roots: roots}
+	s := &Surface{reg: reg, opts: opts, roots: roots, slots: slots}
 	if _, err := rand.Read(s.confirmKey[:]); err != nil {
 		return nil, fmt.Errorf("verbsurface: New: a confirmation key: %w", err)
 	}
@@ -391,7 +404,7 @@ type gated struct {
 
 // gate takes an op through the gates that only read: resolve the name;
 // project the verb (unavailable, fenced); resolve the dynamic parameter;
-// validate args. Both a run ([Surface.runOp]) and [Surface.Confirmations]
+// validate args; read a stored command line ([StoredCommand]). Both a run ([Surface.runOp]) and [Surface.Confirmations]
 // pass through it, so what is asked about is what would run.
 func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gated {
 	r := s.resolve(op.Op)
@@ -434,6 +447,9 @@ func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gat
 	// policy that wrongly writes to op.Args cannot slip an unvalidated
 	// value past validation.
 	g.normalized = p.validator.normalizeArgs(args)
+	if prob := s.guardStored(ctx, rs, v, g.normalized); prob != nil {
+		g.err = argsError(v, p, &op, CodeInvalidArgs, []Problem{*prob})
+	}
 	return g
 }
 
@@ -478,10 +494,12 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, index int, op env
 
 // runGates runs one op through every gate, in this order: resolve the
 // name; project the verb (unavailable, fenced); resolve the dynamic
-// parameter; validate args; ask the policy (Options.ReadOnly,
-// Options.Policy, then Options.Decide); check the fingerprint (spawn
-// only); confine path arguments to the roots; prepare; execute (handler or
-// rendered command). rec learns the args and the decision.
+// parameter; validate args; guard a stored command; confine path
+// arguments to the roots; ask the policy (Options.ReadOnly,
+// Options.Policy, then Options.Decide) with the real paths in place of the
+// caller's; check the fingerprint (spawn only); take a spawn token;
+// prepare; execute (handler or rendered command). rec learns the args (as
+// the policy saw them) and the decision.
 func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op envelopeOp, progress ProgressFunc, rec *OpRecord) *OpResult {
 	res := &OpResult{Op: op.Op, Class: classNone}
 	fail := func(eo *ErrorObject) *OpResult {
@@ -496,7 +514,19 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if g.err != nil {
 		return fail(g.err)
 	}
-	v, p, args, normalized := g.verb, g.proj, g.args, g.normalized
+	v, p := g.verb, g.proj
+	rec.Args = g.args
+	// Caller-named files: opened inside a root and checked before the
+	// policy sees the op, so that every condition on a path is judged on
+	// the real path that runs, not on the caller's spelling of it ("/./",
+	// "/../", a symlink); what runs gets the real paths too, and a
+	// preparer reads the opened file (OpenConfined).
+	c, problems := s.confineOp(v, p, g)
+	if len(problems) > 0 {
+		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
+	}
+	defer closeConfined(c.files)
+	args := c.policy
 	rec.Args = args
 	if eo := s.policyError(ctx, v, args); eo != nil {
 		return fail(eo)
@@ -515,19 +545,26 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 			return fail(argsError(v, p, &op, CodeStaleFingerprint, nil))
 		}
 	}
-	if v.Class == ClassSpawn && s.spawns != nil {
-		key := ""
-		if s.opts.ClientKey != nil {
-			key = s.opts.ClientKey(ctx)
-		}
-		if ok, retry := s.spawns.take(key); !ok {
+	// Every route that starts runs counts: a spawn op, and an op of a verb
+	// marked Spawns (one token here without a handler; a handler takes
+	// one per run it starts through Call.Spawns).
+	spawnKey := ""
+	if s.opts.ClientKey != nil && (v.Class == ClassSpawn || v.Spawns) {
+		spawnKey = s.opts.ClientKey(ctx)
+	}
+	if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
+		if ok, retry := s.spawns.take(spawnKey); !ok {
 			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
 		}
+	}
+	var spawnTokens *SpawnTokens
+	if v.Spawns && v.Class != ClassSpawn && v.Handler != nil {
+		spawnTokens = &SpawnTokens{limiter: s.spawns, key: spawnKey, verb: v.Name}
 	}
 	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
 	}
-	args = normalized
+	args = c.run
 
 	// Contract C6: only an observation may be cut short by the caller.
 	// Spawn and control ops run detached from the request's cancellation
@@ -536,17 +573,8 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if v.Class != ClassObserve {
 		ctx = context.WithoutCancel(ctx)
 	}
-	// Caller-named files: opened inside a root and checked before the
-	// preparer or the command sees them; what runs gets the real paths,
-	// and a preparer reads the opened file (OpenConfined).
-	confinedArgs, files, problems := s.confine(pathParams(v, p.cmd), args)
-	if len(problems) > 0 {
-		return fail(argsError(v, p, &op, CodeInvalidArgs, problems))
-	}
-	defer closeConfined(files)
-	args = confinedArgs
-	if len(files) > 0 {
-		ctx = context.WithValue(ctx, confinedKey{}, files)
+	if len(c.files) > 0 {
+		ctx = context.WithValue(ctx, confinedKey{}, c.files)
 	}
 	if v.Prepare != nil {
 		prepared, info, cleanup, err := v.Prepare(ctx, args)
@@ -572,7 +600,7 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 			args = prepared
 		}
 	}
-	data, eo := s.execute(ctx, v, p, args, progress)
+	data, eo := s.execute(ctx, v, p, args, progress, spawnTokens)
 	if eo != nil {
 		if eo.Code == CodeInvalidArgs {
 			// A handler, or the CLI itself, refused an argument the
@@ -586,14 +614,33 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	return res
 }
 
-// execute runs the verb's handler or its rendered command.
-func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc) (json.RawMessage, *ErrorObject) {
+// runnerOf is the runner v's commands run through: Verb.Runner under the
+// surface's in-flight slots, else Options.Runner (nil when neither).
+func (s *Surface) runnerOf(v *Verb) Runner {
+	if v.Runner == nil {
+		return s.opts.Runner
+	}
+	if s.slots == nil {
+		return v.Runner
+	}
+	return &limitedExec{inner: v.Runner, slots: s.slots}
+}
+
+// execute runs the verb's handler or its rendered command: the machine
+// arguments where they go (v.Machine, else Options.Machine), the command
+// path, the verb's fixed arguments, then the caller's rendered arguments.
+func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc, spawns *SpawnTokens) (json.RawMessage, *ErrorObject) {
+	runner := s.runnerOf(v)
 	if v.Handler != nil {
-		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: s.opts.Runner, Progress: progress})
+		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: runner, Progress: progress, Spawns: spawns})
 		if err != nil {
 			var pe paramError
 			if errors.As(err, &pe) {
 				return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{{Param: pe.Param(), Rule: RuleHandler, Reason: err.Error()}}}
+			}
+			var rl *rateLimitError
+			if errors.As(err, &rl) {
+				return nil, rateLimited(v, rl.limit, rl.retry)
 			}
 			return nil, executionError(err, true)
 		}
@@ -604,9 +651,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		}
 		return data, nil
 	}
-	if s.opts.Runner == nil {
+	if runner == nil {
 		return nil, &ErrorObject{Code: CodeInternalError,
-			Message: fmt.Sprintf("verbsurface: verb %q runs its command but the surface has no runner (Options.Runner)", v.Name)}
+			Message: fmt.Sprintf("verbsurface: verb %q runs its command but has no runner (Verb.Runner, Options.Runner)", v.Name)}
 	}
 	tail, err := projector.RenderArgv(p.dialect, p.cmd, args)
 	if err != nil {
@@ -616,7 +663,10 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 			Message: fmt.Sprintf("verbsurface: verb %q: args validated but did not render: %v", v.Name, err)}
 	}
 	m := s.opts.Machine
-	argv := make([]string, 0, len(p.cmd.Path)+len(m.Args)+len(tail))
+	if v.Machine != nil {
+		m = *v.Machine
+	}
+	argv := make([]string, 0, len(p.cmd.Path)+len(m.Args)+len(v.Args)+len(tail))
 	if m.At == MachineAtRoot {
 		argv = append(argv, m.Args...)
 	}
@@ -624,8 +674,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	if m.At != MachineAtRoot {
 		argv = append(argv, m.Args...)
 	}
+	argv = append(argv, v.Args...)
 	argv = append(argv, tail...)
-	data, err := s.opts.Runner.Run(ctx, argv)
+	data, err := runner.Run(ctx, argv)
 	if err != nil {
 		if pr := cliArgumentProblem(err, p.cmd); pr != nil {
 			return nil, &ErrorObject{Code: CodeInvalidArgs, Problems: []Problem{*pr}}
@@ -709,6 +760,9 @@ func (s *Surface) pathMatches(name string) []string {
 	}
 	var out []string
 	for _, v := range s.reg.snapshot() {
+		if len(v.Path) == 0 {
+			continue // a root verb: the caller names it by the verb's name
+		}
 		last := []string{v.Path[len(v.Path)-1]}
 		if p := s.cache.lastProjection(v.Name); p != nil && p.cmd != nil {
 			last = append(last, p.cmd.Aliases...)

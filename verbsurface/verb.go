@@ -37,7 +37,8 @@ type Verb struct {
 	// Class is spawn, observe or control.
 	Class Class
 	// Path is the CLI command path the verb runs or mirrors (["job","wait"]).
-	// Registration refuses a fenced path.
+	// Empty is the program's root command: a single-command program (a
+	// linter, a formatter) is one verb. Registration refuses a fenced path.
 	Path []string
 	// Summary is the one line the catalog and help show. Empty means the
 	// command's own one-line help from the parser (projector.Command.Summary:
@@ -68,6 +69,52 @@ type Verb struct {
 	// can demand agreement without calling itself spawn. False leaves it
 	// to the class: spawn verbs always require one.
 	RequireFingerprint bool
+
+	// Machine, when set, is this verb's machine mode instead of
+	// Options.Machine, for a CLI whose commands differ (-o json on the
+	// ten commands that have it). A Machine without Args means none for
+	// this verb (a program that prints its output as it is, run through a
+	// Runner that reads it so: dispatch's output modes).
+	Machine *Machine
+	// Args are fixed arguments the surface renders after the command path
+	// (and a leaf machine mode) and before the caller's: options of the
+	// command, each followed by its value when it takes one, read and
+	// checked like the machine arguments (an option of the command, a
+	// value it admits), except that a path is allowed. No caller sees
+	// them: every option they set is withdrawn from the schema, so none
+	// can be given again to override it.
+	Args []string
+	// Exclude names parameters of this verb's command no caller may set,
+	// by schema name or option string (projector.ExcludeFromCommand,
+	// which also settles a conflict that lies only in the parameters). A
+	// name the command lacks makes the verb unavailable.
+	Exclude []string
+	// Runner, when set, runs this verb's command instead of
+	// Options.Runner (another output mode, working directory or timeout),
+	// under the same Options.MaxInFlight slots; a Handler gets it as
+	// Call.Runner.
+	Runner Runner
+	// StoredCommand, when set, guards a parameter that holds a command
+	// line the CLI stores and runs later (a schedule's): see
+	// [StoredCommand].
+	StoredCommand *StoredCommand
+	// Spawns marks a verb whose ops start runs although its class is not
+	// spawn: a scheduler's tick, which starts whatever is due. Its ops
+	// count against Options.SpawnsPerMinute, in the same bucket of the
+	// same client as spawn ops, so no route around the limit is left
+	// open. How much an op costs:
+	//
+	//   - without a Handler, one token, taken before the command runs
+	//     (none left: rate_limited, nothing runs), however many runs the
+	//     command then starts; a command that may start several per op
+	//     is better given a budget by a Handler;
+	//   - with a Handler, nothing up front: the handler takes one token
+	//     per run it is about to start through [Call].Spawns and gives
+	//     back what it did not use, so an op costs exactly what it starts.
+	//
+	// A spawn verb needs no mark (it always counts, one token per op). The
+	// mark does not require a fingerprint (RequireFingerprint does).
+	Spawns bool
 }
 
 // needsFingerprint reports whether an op of v must carry the fingerprint.
@@ -114,6 +161,10 @@ type Call struct {
 	// Progress reports progress to the client when it asked for it (an MCP
 	// progress token); otherwise it does nothing. Never nil.
 	Progress ProgressFunc
+	// Spawns is the op's access to its client's spawn bucket, for the
+	// handler of a verb marked [Verb].Spawns: the handler takes a token
+	// for each run it starts. Nil for every other verb.
+	Spawns *SpawnTokens
 }
 
 // ProgressFunc reports progress on a long-running op. progress should

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/verbsurface/verbsurface/dispatch"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/verbsurface"
 	"github.com/verbsurface/verbsurface/wait"
@@ -20,15 +21,25 @@ import (
 )
 
 // Config is the one YAML document that fronts a CLI. Every key is
-// documented in the README ("Front your CLI in five minutes"); a key not
-// declared here is refused, so a misspelt key never passes in silence.
+// documented in docs/fronting.md; a key not declared here is refused, so a
+// misspelt key never passes in silence.
 type Config struct {
 	// Name is the server's name (serverInfo.name) and the tool's title.
 	Name string `yaml:"name"`
 	// Command is the executable and its fixed leading arguments.
 	Command []string `yaml:"command"`
-	// Machine is how the CLI is put into machine mode.
+	// Machine is how the CLI is put into machine mode (none: the CLI
+	// prints its output as it is, or the machine result always).
 	Machine MachineConfig `yaml:"machine"`
+	// Output is how the CLI answers on stdout: envelope (the default: the
+	// machine-result contract), json, jsonl or text (dispatch.Output).
+	Output string `yaml:"output"`
+	// OKExit lists the exit statuses that mean success under json, jsonl
+	// and text (default [0]).
+	OKExit []int `yaml:"ok_exit"`
+	// Cwd is the directory the CLI runs in (default: the server's);
+	// relative to the configuration's directory. Never a caller's choice.
+	Cwd string `yaml:"cwd"`
 	// Source is where the parser tree comes from: exactly one of its keys.
 	Source SourceConfig `yaml:"source"`
 	// Env names the variables passed to the CLI besides the allowlist.
@@ -42,6 +53,9 @@ type Config struct {
 	Verbs []VerbConfig `yaml:"verbs"`
 	// Roots are the directories under which callers may name files.
 	Roots []string `yaml:"roots"`
+	// AllowHardLinks admits a file with more than one name under the
+	// roots (verbsurface.Options.AllowHardLinks); refused by default.
+	AllowHardLinks bool `yaml:"allow_hard_links"`
 	// Policy is a policy file (package policy): allow, ask or deny per
 	// verb and argument, checked against the live verbs at start.
 	Policy string `yaml:"policy"`
@@ -53,8 +67,9 @@ type Config struct {
 	// Kill adds a job.kill verb over package kill (the CLI's own kill).
 	Kill *KillConfig `yaml:"kill"`
 
-	file string // where it was read from, for errors
-	dir  string // its directory: relative paths are relative to it
+	file   string // where it was read from, for errors
+	dir    string // its directory: relative paths are relative to it
+	lineOf func(key string) int
 }
 
 // MachineConfig is verbsurface.Machine in YAML.
@@ -72,6 +87,10 @@ type SourceConfig struct {
 	TreeCommand []string `yaml:"tree_command"`
 	// TreeFile is a file holding the tree as JSON.
 	TreeFile string `yaml:"tree_file"`
+	// Cobra is an installed cobra program nobody modified, as it is
+	// started ([BINARY, ARGS...]): the tree is read from its completion
+	// protocol and --help (projector/fromcobrabin).
+	Cobra []string `yaml:"cobra"`
 }
 
 // PythonSource walks a Python parser in process ("module:function").
@@ -100,16 +119,57 @@ type EnvConfig struct {
 
 // VerbConfig is one verb of the allowlist.
 type VerbConfig struct {
-	Name        string   `yaml:"name"`
+	Name string `yaml:"name"`
+	// Path is the command path; [] is the program's root command.
 	Path        []string `yaml:"path"`
 	Class       string   `yaml:"class"`
 	Fingerprint bool     `yaml:"fingerprint"`
 	Summary     string   `yaml:"summary"`
 	// Files lists the parameters that name files: "param" (read),
-	// "param:write", "param:dir", "param:read".
+	// "param:read", "param:write", "param:dir", "param:read_or_dir", or
+	// "param:none" (not a path: unmarks it and silences check's warning).
 	Files []string `yaml:"files"`
+	// Output and OKExit replace the top-level ones for this verb (a verb
+	// that sets output takes its own ok_exit, default [0]); Cwd the
+	// top-level cwd.
+	Output string `yaml:"output"`
+	OKExit []int  `yaml:"ok_exit"`
+	Cwd    string `yaml:"cwd"`
+	// Machine replaces the top-level machine mode for this verb;
+	// machine: {} says none.
+	Machine *MachineConfig `yaml:"machine"`
+	// Args are fixed arguments after the command path: options and their
+	// values, which no caller sees or sets.
+	Args []string `yaml:"args"`
+	// Exclude names parameters of this verb's command no caller may set.
+	Exclude []string `yaml:"exclude"`
+	// StoredCommand guards a parameter holding a command line the CLI
+	// stores and runs later.
+	StoredCommand *StoredCommandConfig `yaml:"stored_command"`
+	// Spawns marks a verb of another class whose command starts runs (a
+	// scheduler's tick): each op takes a spawn token as a spawn op does
+	// (verbsurface.Verb.Spawns), however many runs it then starts.
+	Spawns bool `yaml:"spawns"`
 
-	line int
+	line int            // the verb's line
+	keys map[string]int // the line of each key the verb sets
+}
+
+// StoredCommandConfig is a verb's stored_command: key
+// (verbsurface.StoredCommand): which parameter holds the command line, and
+// which command paths it may run.
+type StoredCommandConfig struct {
+	Param string     `yaml:"param"`
+	Allow [][]string `yaml:"allow"`
+}
+
+// keyLine is the line of the verb's key (the verb's own line when the key
+// is absent or unknown).
+func (v *VerbConfig) keyLine(key string) int {
+	if l := v.keys[key]; l > 0 {
+		return l
+	}
+	return v.line
 }
 
 // WaitConfig is the wait: key: a verb that waits for runs to end
@@ -197,20 +257,28 @@ func LoadConfig(path string) (*Config, error) {
 	if err := strict.Decode(c); err != nil {
 		return nil, yamlError(path, err)
 	}
-	// The line of each verb, for the errors about it.
+	// The line of each verb and of each of its keys, for the errors about
+	// them.
 	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
 		m := doc.Content[0].Content
 		for i := 0; i+1 < len(m); i += 2 {
 			if m[i].Value == "verbs" && m[i+1].Kind == yaml.SequenceNode {
 				for j, item := range m[i+1].Content {
-					if j < len(c.Verbs) {
-						c.Verbs[j].line = item.Line
+					if j >= len(c.Verbs) {
+						continue
+					}
+					c.Verbs[j].line, c.Verbs[j].keys = item.Line, map[string]int{}
+					if item.Kind == yaml.MappingNode {
+						for k := 0; k+1 < len(item.Content); k += 2 {
+							c.Verbs[j].keys[item.Content[k].Value] = item.Content[k].Line
+						}
 					}
 				}
 			}
 		}
 	}
-	if err := c.check(lineOf(&doc)); err != nil {
+	c.lineOf = lineOf(&doc)
+	if err := c.check(c.lineOf); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -226,7 +294,7 @@ func yamlError(path string, err error) error {
 		field := ""
 		if f, ok := strings.CutPrefix(detail, "field "); ok {
 			field, _, _ = strings.Cut(f, " ")
-			detail = "unknown key (not a configuration key; see the README)"
+			detail = "unknown key (not a configuration key; see docs/fronting.md)"
 		}
 		return &ConfigError{File: path, Line: line, Field: field, Msg: detail}
 	}
@@ -259,22 +327,23 @@ func (c *Config) check(line func(string) int) error {
 	if len(c.Command) == 0 || c.Command[0] == "" {
 		return bad("command", "command", "required: the executable and its fixed leading arguments, as a list")
 	}
-	switch c.Machine.At {
-	case "", "root", "leaf":
-	default:
-		return bad("machine", "machine.at", "%q is not root or leaf", c.Machine.At)
+	if msg, field := c.Machine.problem(); msg != "" {
+		return bad("machine", "machine."+field, "%s", msg)
 	}
-	if len(c.Machine.Args) > 0 && !strings.HasPrefix(c.Machine.Args[0], "-") {
-		return bad("machine", "machine.args", "%q is not an option (it must start with -)", c.Machine.Args[0])
+	if msg := outputProblem(c.Output, c.OKExit); msg != "" {
+		return bad(outputKey(c.Output, c.OKExit), outputKey(c.Output, c.OKExit), "%s", msg)
 	}
 	n := 0
-	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != ""} {
+	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file (%d given)", n)
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra (%d given)", n)
+	}
+	if s := c.Source.Cobra; s != nil && (len(s) == 0 || s[0] == "") {
+		return bad("source", "source.cobra", "required: the cobra program as it is started, as a list ([helm] or [/usr/bin/restic])")
 	}
 	for _, p := range []*PythonSource{c.Source.Argparse, c.Source.Click} {
 		if p != nil && !strings.Contains(p.Target, ":") {
@@ -304,18 +373,75 @@ func (c *Config) check(line func(string) int) error {
 		vbad := func(f, format string, args ...any) error {
 			return &ConfigError{File: c.file, Line: v.line, Field: field + f, Msg: fmt.Sprintf(format, args...)}
 		}
-		if len(v.Path) == 0 {
-			return vbad(".path", "required: the CLI command path, as a list ([add], [job, list])")
+		kbad := func(key, format string, args ...any) error {
+			return &ConfigError{File: c.file, Line: v.keyLine(key), Field: field + "." + key, Msg: fmt.Sprintf(format, args...)}
+		}
+		if _, ok := v.keys["path"]; !ok {
+			return vbad(".path", "required: the CLI command path, as a list ([add], [job, list]; [] for the program's root command)")
+		}
+		for _, w := range v.Path {
+			if w == "" || strings.HasPrefix(w, "-") {
+				return kbad("path", "%q is not a command name (fixed options go under args:)", w)
+			}
 		}
 		switch verbsurface.Class(v.Class) {
 		case verbsurface.ClassSpawn, verbsurface.ClassObserve, verbsurface.ClassControl:
 		default:
 			return vbad(".class", "%q is not spawn, observe or control", v.Class)
 		}
+		seen := map[string]bool{}
 		for _, f := range v.Files {
-			if _, _, err := fileParam(f); err != nil {
-				return vbad(".files", "%v", err)
+			name, _, err := fileParam(f)
+			if err != nil {
+				return kbad("files", "%v", err)
 			}
+			if seen[name] {
+				return kbad("files", "%q is listed twice", name)
+			}
+			seen[name] = true
+		}
+		if v.Machine != nil {
+			if msg, mf := v.Machine.problem(); msg != "" {
+				return kbad("machine", "%s (in machine.%s)", msg, mf)
+			}
+		}
+		if v.Output != "" || len(v.OKExit) > 0 {
+			out, ok := v.Output, v.OKExit
+			if out == "" {
+				return kbad("ok_exit", "a verb's ok_exit goes with its own output: (the top-level ok_exit applies to verbs that do not set output)")
+			}
+			if msg := outputProblem(out, ok); msg != "" {
+				return kbad(outputKey(out, ok), "%s", msg)
+			}
+		}
+		for _, list := range []struct {
+			key   string
+			words []string
+		}{{"args", v.Args}, {"exclude", v.Exclude}} {
+			if slices.Contains(list.words, "") {
+				return kbad(list.key, "holds an empty word")
+			}
+		}
+		if len(v.Args) > 0 && !strings.HasPrefix(v.Args[0], "-") {
+			return kbad("args", "%q is not an option: args holds options, each followed by its value when it takes one (command words go under path:)", v.Args[0])
+		}
+		if sc := v.StoredCommand; sc != nil {
+			switch {
+			case sc.Param == "":
+				return kbad("stored_command", "param: required: the parameter holding the command line")
+			case len(sc.Allow) == 0:
+				return kbad("stored_command", "allow: required: the command paths a stored command may run ([[agent], [job, list]])")
+			}
+			for _, a := range sc.Allow {
+				if len(a) == 0 || slices.Contains(a, "") {
+					return kbad("stored_command", "allow: %q is not a command path", a)
+				}
+			}
+		}
+	}
+	for _, e := range c.Exclude {
+		if e == "" {
+			return bad("exclude", "exclude", "holds an empty word")
 		}
 	}
 	return c.checkJobs(line)
@@ -403,8 +529,9 @@ func outcomeTable(m map[string]string) wait.OutcomeTable {
 	return t
 }
 
-// machineArgv is path with the machine arguments where the CLI takes them:
-// what a handler runs (the surface renders its own commands the same way).
+// machineArgv is path with the top-level machine arguments where the CLI
+// takes them: what a wait: or kill: handler runs (the surface renders its
+// own commands the same way).
 func (c *Config) machineArgv(path []string) []string {
 	out := make([]string, 0, len(path)+len(c.Machine.Args))
 	if c.Machine.At == "root" {
@@ -417,7 +544,8 @@ func (c *Config) machineArgv(path []string) []string {
 	return out
 }
 
-// fileParam parses a files entry: "param" or "param:read|write|dir".
+// fileParam parses a files entry: "param" (read) or
+// "param:read|write|dir|read_or_dir|none".
 func fileParam(s string) (string, projector.PathUse, error) {
 	name, use, ok := strings.Cut(s, ":")
 	if name == "" {
@@ -426,11 +554,108 @@ func fileParam(s string) (string, projector.PathUse, error) {
 	if !ok {
 		return name, projector.PathUseRead, nil
 	}
+	if use == "none" {
+		return name, projector.PathUseNone, nil
+	}
 	u := projector.PathUse(use)
-	if !slices.Contains([]projector.PathUse{projector.PathUseRead, projector.PathUseWrite, projector.PathUseDir}, u) {
-		return "", "", fmt.Errorf("%q: use %q is not read, write or dir", s, use)
+	if !slices.Contains(projector.PathUses, u) {
+		return "", "", fmt.Errorf("%q: use %q is not read, write, dir, read_or_dir or none", s, use)
 	}
 	return name, u, nil
+}
+
+// problem is what is wrong with a machine: key ("" when nothing), and the
+// field.
+func (m *MachineConfig) problem() (msg, field string) {
+	switch m.At {
+	case "", "root", "leaf":
+	default:
+		return fmt.Sprintf("%q is not root or leaf", m.At), "at"
+	}
+	if len(m.Args) > 0 && !strings.HasPrefix(m.Args[0], "-") {
+		return fmt.Sprintf("%q is not an option (it must start with -)", m.Args[0]), "args"
+	}
+	if m.At != "" && len(m.Args) == 0 {
+		return "a position without args: give the machine arguments, or leave machine: out", "at"
+	}
+	return "", ""
+}
+
+// outputProblem is what is wrong with an output mode and its ok exits.
+func outputProblem(out string, okExit []int) string {
+	if !dispatch.Output(out).Valid() {
+		return fmt.Sprintf("%q is not envelope, json, jsonl or text", out)
+	}
+	if (out == "" || out == string(dispatch.OutputEnvelope)) && len(okExit) > 0 {
+		return "ok_exit applies to output json, jsonl and text: under the envelope an ok result needs exit status 0"
+	}
+	for _, c := range okExit {
+		if c < 0 || c > 255 {
+			return fmt.Sprintf("ok_exit holds %d, which is not an exit status (0 to 255)", c)
+		}
+	}
+	return ""
+}
+
+// outputKey is the key outputProblem's complaint is about.
+func outputKey(out string, okExit []int) string {
+	if !dispatch.Output(out).Valid() {
+		return "output"
+	}
+	return "ok_exit"
+}
+
+// verbMachine is the machine mode of verb i: its own, else the top-level.
+func (c *Config) verbMachine(i int) MachineConfig {
+	if m := c.Verbs[i].Machine; m != nil {
+		return *m
+	}
+	return c.Machine
+}
+
+// runnerKey is what decides the runner verb i needs: its output mode, ok
+// exits and directory, each its own or the top-level.
+type runnerKey struct {
+	output string
+	okExit string
+	cwd    string
+}
+
+func (c *Config) runnerKeyOf(i int) runnerKey {
+	v := c.Verbs[i]
+	k := runnerKey{output: c.Output, okExit: fmt.Sprint(c.OKExit), cwd: c.Cwd}
+	if v.Output != "" {
+		k.output, k.okExit = v.Output, fmt.Sprint(v.OKExit)
+	}
+	if v.Cwd != "" {
+		k.cwd = v.Cwd
+	}
+	return k
+}
+
+// outputOf is verb i's output mode and ok exits.
+func (c *Config) outputOf(i int) (dispatch.Output, []int) {
+	if v := c.Verbs[i]; v.Output != "" {
+		return dispatch.Output(v.Output), v.OKExit
+	}
+	return dispatch.Output(c.Output), c.OKExit
+}
+
+// cwdOf is verb i's directory as configured ("" when neither it nor the
+// top level sets one), resolved against the configuration's directory,
+// and the field that set it.
+func (c *Config) cwdOf(i int) (dir, field string, line int) {
+	if v := c.Verbs[i]; v.Cwd != "" {
+		return c.path(v.Cwd), fmt.Sprintf("verbs[%d].cwd", i), v.keyLine("cwd")
+	}
+	if c.Cwd != "" {
+		line := 0
+		if c.lineOf != nil {
+			line = c.lineOf("cwd")
+		}
+		return c.path(c.Cwd), "cwd", line
+	}
+	return "", "", 0
 }
 
 // path resolves p against the configuration file's directory.
@@ -439,6 +664,38 @@ func (c *Config) path(p string) string {
 		return p
 	}
 	return filepath.Join(c.dir, p)
+}
+
+// where names the file, line and field of the verb named verb ("FILE" when
+// it is not in the verbs list: wait: and kill:).
+func (c *Config) where(verb string) string {
+	for i, v := range c.Verbs {
+		if v.Name == verb {
+			return fmt.Sprintf("%s:%d: verbs[%d]", c.file, v.line, i)
+		}
+	}
+	for _, k := range []struct {
+		key, name string
+	}{{"wait", nameOf(c.Wait)}, {"kill", nameOf(c.Kill)}} {
+		if k.name == verb && c.lineOf != nil {
+			return fmt.Sprintf("%s:%d: %s", c.file, c.lineOf(k.key), k.key)
+		}
+	}
+	return c.file
+}
+
+func nameOf[T interface{ *WaitConfig | *KillConfig }](v T) string {
+	switch x := any(v).(type) {
+	case *WaitConfig:
+		if x != nil {
+			return x.Verb
+		}
+	case *KillConfig:
+		if x != nil {
+			return x.Verb
+		}
+	}
+	return ""
 }
 
 // registerError names a verb's line for a registration refusal.

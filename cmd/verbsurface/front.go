@@ -20,15 +20,19 @@ import (
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
+	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // front is one configured CLI, served as the one tool.
 type front struct {
-	cfg     *Config
-	source  verbsurface.TreeSource
-	runner  *dispatch.Runner
-	surface *verbsurface.Surface
+	cfg *Config
+	// raw is the parser tree as the source gives it; source is the same
+	// with the top-level exclude: applied (what the surface projects).
+	raw, source verbsurface.TreeSource
+	runner      *dispatch.Runner
+	surface     *verbsurface.Surface
+	roots       []string // the configuration's roots, resolved
 }
 
 // noRootsHint completes the refusal of a path argument when the
@@ -54,13 +58,47 @@ func newFront(cfg *Config) (*front, error) {
 		timeout, _ = parseDuration(cfg.Timeout)
 	}
 	command := cfg.resolvedCommand()
-	runner, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout})
+	// One runner per output mode, ok exits and directory the verbs use:
+	// the top level's is the surface's; a verb that differs gets its own
+	// (verbsurface.Verb.Runner), under the same in-flight slots.
+	runners := map[runnerKey]*dispatch.Runner{}
+	newRunner := func(k runnerKey, out dispatch.Output, okExit []int, field string, line int) (*dispatch.Runner, error) {
+		if r := runners[k]; r != nil {
+			return r, nil
+		}
+		dir := ""
+		if k.cwd != "" {
+			dir = cfg.path(k.cwd)
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return nil, &ConfigError{File: cfg.file, Line: line, Field: field, Msg: fmt.Sprintf("%s is not a directory", dir)}
+			}
+		}
+		r, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout,
+			Dir: dir, Output: out, OKExit: okExit})
+		if err != nil {
+			return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
+		}
+		runners[k] = r
+		return r, nil
+	}
+	top := runnerKey{output: cfg.Output, okExit: fmt.Sprint(cfg.OKExit), cwd: cfg.Cwd}
+	runner, err := newRunner(top, dispatch.Output(cfg.Output), cfg.OKExit, "cwd", cfg.lineOf("cwd"))
 	if err != nil {
-		return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
+		return nil, err
 	}
 	f := &front{cfg: cfg, runner: runner}
-	if f.source, err = cfg.treeSource(runner.Path(), env); err != nil {
+	if f.raw, err = cfg.treeSource(runner.Path(), env); err != nil {
 		return nil, err
+	}
+	f.source = f.raw
+	if len(cfg.Exclude) > 0 {
+		f.source = func(ctx context.Context) (*projector.Tree, error) {
+			t, err := f.raw(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return projector.ExcludeParams(t, cfg.Exclude...), nil
+		}
 	}
 	var ropts *verbsurface.RegistryOptions
 	if cfg.Fence != nil {
@@ -76,7 +114,8 @@ func newFront(cfg *Config) (*front, error) {
 	}
 	for i, vc := range cfg.Verbs {
 		v := verbsurface.Verb{Name: vc.Name, Class: verbsurface.Class(vc.Class), Path: vc.Path,
-			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint}
+			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint, Args: vc.Args, Exclude: vc.Exclude,
+			Spawns: vc.Spawns}
 		if len(vc.Files) > 0 {
 			v.PathParams = map[string]projector.PathUse{}
 			for _, fp := range vc.Files {
@@ -84,16 +123,45 @@ func newFront(cfg *Config) (*front, error) {
 				v.PathParams[name] = use
 			}
 		}
+		if vc.Machine != nil {
+			v.Machine = &verbsurface.Machine{Args: vc.Machine.Args, At: verbsurface.MachineAt(vc.Machine.At)}
+		}
+		if sc := vc.StoredCommand; sc != nil {
+			v.StoredCommand = &verbsurface.StoredCommand{Param: sc.Param, Allow: sc.Allow}
+		}
+		if k := cfg.runnerKeyOf(i); k != top {
+			out, okExit := cfg.outputOf(i)
+			_, field, line := cfg.cwdOf(i)
+			r, err := newRunner(k, out, okExit, field, line)
+			if err != nil {
+				return nil, err
+			}
+			v.Runner = r
+		}
 		if err := reg.Register(v); err != nil {
 			return nil, cfg.verbError(i, err)
 		}
 	}
-	if err := f.registerJobs(reg, command, env, timeout); err != nil {
+	// wait: and kill: read machine results, whatever the verbs print.
+	var jobs verbsurface.Runner
+	if cfg.Wait != nil || cfg.Kill != nil {
+		r, err := newRunner(runnerKey{okExit: "[]", cwd: cfg.Cwd}, "", nil, "cwd", cfg.lineOf("cwd"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = r
+	}
+	if err := f.registerJobs(reg, command, env, timeout, jobs); err != nil {
 		return nil, err
 	}
 	roots := make([]string, len(cfg.Roots))
 	for i, r := range cfg.Roots {
 		roots[i] = cfg.path(r)
+		real, err := filepath.EvalSymlinks(roots[i])
+		if err != nil {
+			return nil, &ConfigError{File: cfg.file, Line: cfg.lineOf("roots"), Field: fmt.Sprintf("roots[%d]", i), Msg: err.Error()}
+		}
+		f.roots = append(f.roots, real)
 	}
 	sopts := verbsurface.Options{
 		Source:      f.source,
@@ -102,6 +170,8 @@ func newFront(cfg *Config) (*front, error) {
 		Title:       cfg.Name,
 		Roots:       roots,
 		NoRootsHint: noRootsHint,
+
+		AllowHardLinks: cfg.AllowHardLinks,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
@@ -117,10 +187,12 @@ func newFront(cfg *Config) (*front, error) {
 
 // treeSource is the configured parser source, live: it is read again
 // whenever the executable, the script it runs, the Python module of the
-// target or a watched file changes, so an edited CLI gives new schemas
-// and fingerprints on the next request.
+// target, the cobra program (size, mtime, inode) or a watched file
+// changes, so an edited or upgraded CLI gives new schemas and fingerprints
+// on the next request. It is the tree as the CLI has it: newFront applies
+// the top-level exclude: on top, and keeps this one to check that every
+// name there exists.
 func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, error) {
-	exclude := func(t *projector.Tree) *projector.Tree { return projector.ExcludeParams(t, c.Exclude...) }
 	watch := []string{exe}
 	for _, a := range c.resolvedCommand()[1:] {
 		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
@@ -151,11 +223,25 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 				if err != nil {
 					return nil, err
 				}
-				return exclude(t), nil
+				return t, nil
 			}
-			return fromargparse.Walk(ctx, p.Target, &fromargparse.Options{Python: p.Python, PythonPath: pypath, ExcludeFlags: c.Exclude})
+			return fromargparse.Walk(ctx, p.Target, &fromargparse.Options{Python: p.Python, PythonPath: pypath})
 		}
 		return verbsurface.CacheByFile(watch[0], load, watch[1:]...), nil
+	case s.Cobra != nil:
+		argv := slices.Clone(s.Cobra)
+		if strings.Contains(argv[0], "/") {
+			argv[0] = c.path(argv[0])
+		}
+		prog, err := exec.LookPath(argv[0])
+		if err != nil {
+			return nil, &ConfigError{File: c.file, Field: "source.cobra", Msg: err.Error()}
+		}
+		argv[0] = prog
+		load := func(ctx context.Context) (*projector.Tree, error) {
+			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+		}
+		return verbsurface.CacheByFile(prog, load, watch...), nil
 	case len(s.TreeCommand) > 0:
 		prog, err := exec.LookPath(s.TreeCommand[0])
 		if err != nil {
@@ -176,7 +262,7 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			if err := json.Unmarshal(out, &t); err != nil {
 				return nil, fmt.Errorf("tree command %q did not print a tree as JSON: %v", s.TreeCommand, err)
 			}
-			return exclude(&t), nil
+			return &t, nil
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), nil
 	default:
@@ -190,7 +276,7 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			if err := json.Unmarshal(b, &t); err != nil {
 				return nil, fmt.Errorf("tree file %s is not a tree as JSON: %v", file, err)
 			}
-			return exclude(&t), nil
+			return &t, nil
 		}
 		return verbsurface.CacheByFile(file, load, watch...), nil
 	}
@@ -268,14 +354,16 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 }
 
 // registerJobs registers the wait: and kill: verbs (config.go documents
-// the keys). The wait polls only: this front has no store signal to wake
-// it. The kill runs through a runner of its own whose timeout leaves the
-// CLI's kill room for its graces, as limcp's server does.
-func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, timeout time.Duration) error {
+// the keys), which run their commands through runner: under the envelope
+// whatever the top-level output says, since they read machine results.
+// The wait polls only: this front has no store signal to wake it. The
+// kill runs through a runner of its own whose timeout leaves the CLI's
+// kill room for its graces, as limcp's server does.
+func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, timeout time.Duration, runner verbsurface.Runner) error {
 	cfg := f.cfg
 	if w := cfg.Wait; w != nil {
-		v := verbsurface.Verb{Name: w.Verb, Class: verbsurface.ClassObserve, Path: w.SchemaFrom, Summary: w.Summary,
-			Handler: verbsurface.WaitHandler(verbsurface.WaitHandlerOptions{Observe: cfg.machineArgv(w.Observe), Outcomes: outcomeTable(w.Outcomes)})}
+		v := verbsurface.Verb{Name: w.Verb, Class: verbsurface.ClassObserve, Path: w.SchemaFrom, Summary: w.Summary, Runner: runner,
+			Handler: verbsurface.WaitHandler(&verbsurface.WaitHandlerOptions{Observe: cfg.machineArgv(w.Observe), Outcomes: outcomeTable(w.Outcomes)})}
 		if err := reg.Register(v); err != nil {
 			return &ConfigError{File: cfg.file, Field: "wait", Msg: err.Error()}
 		}
@@ -297,7 +385,7 @@ func (f *front) registerJobs(reg *verbsurface.Registry, command, env []string, t
 			}
 			ck.Kinds[from] = kill.Kind(to)
 		}
-		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary,
+		v := verbsurface.Verb{Name: k.Verb, Class: verbsurface.ClassControl, Path: k.Path, Summary: k.Summary, Runner: runner,
 			Handler: verbsurface.KillHandler(ck)}
 		if err := reg.Register(v); err != nil {
 			return &ConfigError{File: cfg.file, Field: "kill", Msg: err.Error()}

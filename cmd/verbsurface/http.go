@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/internal/clientconfig"
 	"github.com/verbsurface/verbsurface/mcphttp"
 )
 
@@ -34,7 +35,15 @@ type httpFlags struct {
 	allowOrigins    []string
 	sessionTimeout  time.Duration
 	maxSessions     int
+	// bounds are the connection and body bounds (mcphttp.Options'
+	// MaxConns, ReadTimeout, WriteTimeout, IdleTimeout, MaxBodyBytes,
+	// MaxDecodingBytes).
+	bounds mcphttp.Options
 }
+
+// boundFlags are the flags of the connection and body bounds, the same
+// as `limcp mcp`'s.
+var boundFlags = []string{"max-conns", "read-timeout", "write-timeout", "idle-timeout", "max-body-bytes", "max-decoding-bytes"}
 
 func (h *httpFlags) register(c *cobra.Command) {
 	fs := c.Flags()
@@ -44,6 +53,34 @@ func (h *httpFlags) register(c *cobra.Command) {
 	fs.StringArrayVar(&h.allowOrigins, "allow-origin", nil, "admit browser requests from this origin (scheme://host[:port]; repeatable)")
 	fs.DurationVar(&h.sessionTimeout, "session-timeout", mcphttp.DefaultSessionTimeout, "close an HTTP session idle this long")
 	fs.IntVar(&h.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "most HTTP sessions open at once")
+	b := &h.bounds
+	fs.IntVar(&b.MaxConns, "max-conns", mcphttp.DefaultMaxConns, "most HTTP connections open at once (those without the token are closed first to make room)")
+	fs.DurationVar(&b.ReadTimeout, "read-timeout", mcphttp.DefaultReadTimeout, "close an HTTP connection whose request body takes longer than this to arrive")
+	fs.DurationVar(&b.WriteTimeout, "write-timeout", mcphttp.DefaultWriteTimeout, "close an HTTP connection whose client takes longer than this to accept one write of an answer")
+	fs.DurationVar(&b.IdleTimeout, "idle-timeout", mcphttp.DefaultIdleTimeout, "close an HTTP connection idle this long between requests")
+	fs.Int64Var(&b.MaxBodyBytes, "max-body-bytes", mcphttp.DefaultMaxBodyBytes, "largest HTTP request body (413 beyond)")
+	fs.Int64Var(&b.MaxDecodingBytes, "max-decoding-bytes", mcphttp.DefaultMaxDecodingBytes, "bytes of HTTP request bodies decoded and answered at once; the rest wait, unread (bounds memory)")
+}
+
+// checkBounds refuses a bound that would turn its limit off or make it
+// unsatisfiable, naming the flag.
+func (h *httpFlags) checkBounds() error {
+	b := h.bounds
+	switch {
+	case b.MaxConns < 1:
+		return fmt.Errorf("--max-conns %d: must be at least 1", b.MaxConns)
+	case b.ReadTimeout <= 0:
+		return fmt.Errorf("--read-timeout %s: must be positive", b.ReadTimeout)
+	case b.WriteTimeout <= 0:
+		return fmt.Errorf("--write-timeout %s: must be positive", b.WriteTimeout)
+	case b.IdleTimeout <= 0:
+		return fmt.Errorf("--idle-timeout %s: must be positive", b.IdleTimeout)
+	case b.MaxBodyBytes < 1:
+		return fmt.Errorf("--max-body-bytes %d: must be at least 1", b.MaxBodyBytes)
+	case b.MaxDecodingBytes < b.MaxBodyBytes:
+		return fmt.Errorf("--max-decoding-bytes %d is below --max-body-bytes %d: the largest request could never be decoded", b.MaxDecodingBytes, b.MaxBodyBytes)
+	}
+	return nil
 }
 
 // options checks the HTTP flags before anything is opened and returns the
@@ -51,7 +88,7 @@ func (h *httpFlags) register(c *cobra.Command) {
 // --insecure-no-auth); nil without --http.
 func (h *httpFlags) options(c *cobra.Command, getenv func(string) string) (*mcphttp.Options, error) {
 	if h.addr == "" {
-		for _, name := range []string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"} {
+		for _, name := range append([]string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"}, boundFlags...) {
 			if c.Flags().Changed(name) {
 				return nil, fmt.Errorf("--%s applies to --http only", name)
 			}
@@ -77,8 +114,11 @@ func (h *httpFlags) options(c *cobra.Command, getenv func(string) string) (*mcph
 	if h.maxSessions < 1 {
 		return nil, fmt.Errorf("--max-sessions %d: must be at least 1", h.maxSessions)
 	}
-	o := &mcphttp.Options{Token: token, SessionTimeout: h.sessionTimeout, MaxSessions: h.maxSessions,
-		Name: "verbsurface serve", Realm: "verbsurface"}
+	if err := h.checkBounds(); err != nil {
+		return nil, err
+	}
+	o := h.bounds
+	o.Token, o.SessionTimeout, o.MaxSessions, o.Name, o.Realm = token, h.sessionTimeout, h.maxSessions, "verbsurface serve", "verbsurface"
 	for _, v := range h.allowOrigins {
 		canon, err := mcphttp.ParseOrigin(v)
 		if err != nil {
@@ -86,7 +126,7 @@ func (h *httpFlags) options(c *cobra.Command, getenv func(string) string) (*mcph
 		}
 		o.AllowOrigins = append(o.AllowOrigins, canon)
 	}
-	return o, nil
+	return &o, nil
 }
 
 // safeName is a configuration name usable as a directory name.
@@ -148,7 +188,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 	}
 	url := fmt.Sprintf("http://%s%s", ln.Addr(), mcphttp.Path)
-	source, tokenRef := "", "$"+tokenEnv
+	source, tokenPath := "", ""
 	switch {
 	case hf.insecureNoAuth:
 	case hf.tokenFile != "":
@@ -156,7 +196,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 		if err != nil {
 			abs = hf.tokenFile
 		}
-		source, tokenRef = "from --token-file "+hf.tokenFile, "$(cat "+shellQuote(abs)+")"
+		source, tokenPath = "from --token-file "+hf.tokenFile, abs
 	case o.Token != "":
 		source = "from $" + tokenEnv
 	default:
@@ -166,7 +206,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 			var generated bool
 			path, tok, generated, err = mcphttp.EnsureTokenFile(dir, tokenFileName)
 			o.Token = tok
-			source, tokenRef = "read from "+path+" (yours, no group or other access)", "$(cat "+shellQuote(path)+")"
+			source, tokenPath = "read from "+path+" (yours, no group or other access)", path
 			if generated {
 				source = "generated into " + path + " (mode 0600)"
 			}
@@ -189,8 +229,8 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 		fmt.Fprintf(stderr, "verbsurface serve: WARNING: --insecure-no-auth: every local user and every process on this machine can call the tool as you. Use it only on a single-user machine.\n")
 	} else {
 		fmt.Fprintf(stderr, "verbsurface serve: serving %s as streamable HTTP on %s (bearer token required; %s)\n", f.cfg.Name, url, files)
-		fmt.Fprintf(stderr, "verbsurface serve: bearer token %s; a client connects with:\n  claude mcp add --transport http %s %s --header \"Authorization: Bearer %s\"\n",
-			source, shellQuote(f.cfg.Name), url, tokenRef)
+		fmt.Fprintf(stderr, "verbsurface serve: bearer token %s; a client connects with it from $%s (its configuration keeps only that name):\n%s",
+			source, tokenEnv, clientconfig.HTTPHint("verbsurface install CLIENT -c "+shellQuote(absPath(f.cfg.file)), &clientconfig.Server{Name: clientName(f.cfg.Name), URL: url, TokenEnv: tokenEnv}, tokenPath))
 	}
 	return mcphttp.Serve(ctx, ln, server, o)
 }

@@ -45,6 +45,7 @@ func (l *lockedBuffer) String() string {
 // httpServer is a running `verbsurface serve --http` of the real binary.
 type httpServer struct {
 	url string
+	pid int
 	log *lockedBuffer
 }
 
@@ -92,7 +93,7 @@ func serveHTTPBin(t *testing.T, env []string, args ...string) *httpServer {
 	deadline := time.After(30 * time.Second)
 	for {
 		if m := listening.FindStringSubmatch(log.String()); m != nil && strings.Contains(log.String(), "\n") {
-			return &httpServer{url: m[1], log: log}
+			return &httpServer{url: m[1], pid: cmd.Process.Pid, log: log}
 		}
 		select {
 		case err := <-exited:
@@ -200,7 +201,7 @@ func TestHTTPServeWithToken(t *testing.T) {
 	if strings.Contains(log, httpToken) {
 		t.Fatalf("the token is printed:\n%s", log)
 	}
-	if !strings.Contains(log, `--header "Authorization: Bearer $`+tokenEnv+`"`) || !strings.Contains(log, "no file access") {
+	if !strings.Contains(log, `--header 'Authorization: Bearer ${`+tokenEnv+`}'`) || !strings.Contains(log, "no file access") {
 		t.Fatalf("the start lines do not say how a client connects, or what files it may name:\n%s", log)
 	}
 }
@@ -225,7 +226,7 @@ func TestHTTPGeneratedToken(t *testing.T) {
 	if len(token) < 32 || strings.Contains(log, token) {
 		t.Fatalf("generated token %q, or it is printed:\n%s", token, log)
 	}
-	if want := `claude mcp add --transport http notes ` + srv.url + ` --header "Authorization: Bearer $(cat ` + path + `)"`; !strings.Contains(log, want) || !strings.Contains(log, "generated into "+path) {
+	if want := `export VERBSURFACE_TOKEN="$(cat ` + path + `)"` + "\n  verbsurface install claude -c " + config + " --http " + srv.url; !strings.Contains(log, want) || !strings.Contains(log, "generated into "+path) {
 		t.Fatalf("want %q in:\n%s", want, log)
 	}
 	if resp, _ := rawInitialize(t, srv.url, nil); resp.StatusCode != http.StatusUnauthorized {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"slices"
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -13,10 +14,15 @@ import (
 // tree's inventory with the configuration's exclusions, fence and machine
 // mode applied (a command that does not accept the machine-mode option
 // where the configuration puts it is unavailable, however clean its
-// parameters), and the configured verbs that cannot be offered now.
+// parameters; a command a verb runs is judged with that verb's own
+// machine:, args: and exclude:, so a command is counted clean only when the
+// front can offer it as configured), the configured verbs that cannot be
+// offered now, and check's warnings (parameters that look like paths and
+// are not confined).
 type Inventory struct {
 	Tree        *projector.InventoryReport `json:"tree"`
 	Unavailable []verbsurface.Unoffered    `json:"unavailable_verbs"`
+	Warnings    []string                   `json:"warnings"`
 }
 
 func (f *front) inventory(ctx context.Context) (*Inventory, error) {
@@ -28,9 +34,42 @@ func (f *front) inventory(ctx context.Context) (*Inventory, error) {
 	if f.cfg.Fence != nil {
 		fence = *f.cfg.Fence
 	}
-	m := verbsurface.Machine{Args: f.cfg.Machine.Args, At: verbsurface.MachineAt(f.cfg.Machine.At)}
-	return &Inventory{
-		Tree:        projector.Inventory(t, &projector.InventoryOptions{Fenced: fence, Offerable: m.Seam}),
+	// verbOf is the configured verb that runs c (-1 for none).
+	verbOf := func(t *projector.Tree, c *projector.Command) int {
+		for i, v := range f.cfg.Verbs {
+			if vc := t.Find(v.Path...); vc != nil && slices.Equal(vc.Path, c.Path) {
+				return i
+			}
+		}
+		return -1
+	}
+	offered := func(t *projector.Tree, c *projector.Command) *projector.Command {
+		if i := verbOf(t, c); i >= 0 {
+			c, _ = projector.ExcludeFromCommand(c, f.cfg.Verbs[i].Exclude...)
+		}
+		return c
+	}
+	offerable := func(t *projector.Tree, c *projector.Command) error {
+		m := verbsurface.Machine{Args: f.cfg.Machine.Args, At: verbsurface.MachineAt(f.cfg.Machine.At)}
+		var args []string
+		if i := verbOf(t, c); i >= 0 {
+			vm := f.cfg.verbMachine(i)
+			m = verbsurface.Machine{Args: vm.Args, At: verbsurface.MachineAt(vm.At)}
+			args = f.cfg.Verbs[i].Args
+		}
+		if err := m.Seam(t, c); err != nil {
+			return err
+		}
+		return verbsurface.CheckFixedArgs(c, args)
+	}
+	_, warns := f.lint(ctx)
+	inv := &Inventory{
+		Tree:        projector.Inventory(t, &projector.InventoryOptions{Fenced: fence, Offered: offered, Offerable: offerable}),
 		Unavailable: f.surface.Check(ctx),
-	}, nil
+		Warnings:    []string{},
+	}
+	for _, w := range warns {
+		inv.Warnings = append(inv.Warnings, w.String())
+	}
+	return inv, nil
 }

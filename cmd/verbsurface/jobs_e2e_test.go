@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,5 +131,35 @@ func TestJobsCLIThroughServe(t *testing.T) {
 	}
 	if stdout, _, status := runVS(t, "check", "-c", cfg); status != 0 || !strings.Contains(stdout, "ok: 3 verbs") {
 		t.Fatalf("check of the fixture: status %d\n%s", status, stdout)
+	}
+}
+
+// wait: and kill: read machine results whatever the top-level output
+// says: with output: text for the verbs, job.wait still partitions and
+// job.kill still delegates, while a plain verb gets the CLI's stdout as
+// text.
+func TestJobsUnderAnotherOutput(t *testing.T) {
+	dir := copyJobs(t, `{"r-done": {"kind": "task", "status": "done", "terminal": true},
+ "r-live": {"kind": "task", "status": "running", "terminal": false}}`)
+	cfg := filepath.Join(dir, "jobs.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append([]byte("output: text\n"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := serve(t, cfg, "JOBS_HOME="+dir)
+	r := c.op(`{"op":"job.wait","args":{"ids":["r-done"],"max_wait_seconds":0}}`)
+	if r["ok"] != true || !strings.Contains(fmt.Sprint(r["result"]), "succeeded") {
+		t.Fatalf("job.wait under output text: %v", r)
+	}
+	if r := c.op(`{"op":"job.kill","args":{"id":"r-live"}}`); r["ok"] != true {
+		t.Fatalf("job.kill under output text: %v", r)
+	}
+	r = c.op(`{"op":"job.status","args":{"id":"r-done"}}`)
+	res, _ := r["result"].(map[string]any)
+	if out, _ := res["output"].(string); r["ok"] != true || !strings.Contains(out, `"result_version": 1`) && !strings.Contains(out, `"result_version":1`) {
+		t.Fatalf("job.status under output text is the CLI's stdout as text: %v", r)
 	}
 }

@@ -14,15 +14,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
-// version is the serverInfo.version the server reports.
-const version = "0.1.0"
-
 func main() {
+	// First: the server holds the bearer token and the fronted CLI's
+	// variables; the processes of its user must not read them from /proc.
+	_ = nodump.Protect()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -79,6 +82,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			hopts, err := hf.options(c, os.Getenv)
+			_ = os.Unsetenv(tokenEnv) // read once; nothing started later inherits it
 			if err != nil {
 				return err
 			}
@@ -88,16 +92,30 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// A configuration mistake must stop the operator here, not
 			// surface to the agent as a catalog whose status is success.
+			// A name that is no parameter stops it whatever
+			// --tolerate-unavailable says: it leaves open what the
+			// operator meant to close.
+			errs, warns := f.lint(c.Context())
+			for _, w := range warns {
+				fmt.Fprintln(stderr, "verbsurface: "+w.String())
+			}
+			if len(errs) > 0 {
+				for _, e := range errs {
+					fmt.Fprintln(stderr, "verbsurface:", e)
+				}
+				fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration")
+				return exitError(1)
+			}
 			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
-					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", file, p.Verb, p.Reason)
+					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, p.Reason)
 				}
 				if !tolerate {
 					fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration, or start with --tolerate-unavailable")
 					return exitError(1)
 				}
 			}
-			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: version}, nil)
+			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: buildinfo.Version()}, nil)
 			verbsurface.AddRequestTool(server, f.surface)
 			if hopts != nil {
 				return serveHTTP(c.Context(), f, server, &hf, hopts, os.Getenv, stderr)
@@ -114,7 +132,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	call := &cobra.Command{
 		Use:   "call -c FILE REQUEST",
-		Short: "answer one request (the tool's JSON arguments) and print the response",
+		Short: "answer one request (the tool's JSON arguments) and print the response; exit 0 success, 2 partial, 1 error",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := load()
@@ -123,27 +141,31 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			resp := f.surface.Handle(c.Context(), json.RawMessage(args[0]), nil)
 			fmt.Fprintf(stdout, "%s\n", resp.JSON())
-			if resp.IsError() {
-				return exitError(1)
-			}
-			return nil
+			return callExit(resp.Status, resp.IsError())
 		},
 	}
 
 	check := &cobra.Command{
 		Use:   "check -c FILE",
-		Short: "check the configuration and every verb; non-zero on any problem",
+		Short: "check the configuration and every verb; non-zero on any error, zero with warnings only",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			f, err := load()
 			if err != nil {
 				return err
 			}
+			errs, warns := f.lint(c.Context())
+			for _, e := range errs {
+				fmt.Fprintln(stdout, e)
+			}
 			problems := f.check(c.Context())
 			for _, p := range problems {
-				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", file, p.Verb, p.Code, p.Reason)
+				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, p.Reason)
 			}
-			if len(problems) > 0 {
+			for _, w := range warns {
+				fmt.Fprintln(stdout, w)
+			}
+			if len(errs) > 0 || len(problems) > 0 {
 				return exitError(1)
 			}
 			n := len(f.cfg.Verbs)
@@ -153,22 +175,35 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if f.cfg.Kill != nil {
 				n++
 			}
+			if len(warns) > 0 {
+				fmt.Fprintf(stdout, "%s: ok: %d verbs offered, %d warning%s\n", file, n, len(warns), plural(len(warns)))
+				return nil
+			}
 			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
 			return nil
 		},
 	}
 
-	var target string
+	var target, cobraBin string
 	var pythonPath []string
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var rep any
 			var err error
-			if target != "" {
-				t, werr := fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+			if target != "" && cobraBin != "" {
+				return errors.New("--argparse and --cobra name two different CLIs; give one")
+			}
+			if target != "" || cobraBin != "" {
+				var t *projector.Tree
+				var werr error
+				if cobraBin != "" {
+					t, werr = fromcobrabin.Walk(c.Context(), []string{cobraBin}, nil)
+				} else {
+					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+				}
 				if werr != nil {
 					return werr
 				}
@@ -190,12 +225,21 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
 	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
+	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 
-	for _, c := range []*cobra.Command{serve, call, check, inventory} {
+	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
+	setVersion(root, stdout)
 	return root
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 type nopWriteCloser struct{ io.Writer }

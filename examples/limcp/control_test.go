@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,8 +29,10 @@ func TestScheduleTickStartsWhatIsDue(t *testing.T) {
 	if add.Schedule.NextRunAt.Hour() != 3 || add.Schedule.NextRunAt.Minute() != 0 || !add.Schedule.NextRunAt.After(time.Now()) {
 		t.Fatalf("next run = %s", add.Schedule.NextRunAt)
 	}
-	if add.Schedule.Command[0] != "agent" || !strings.HasPrefix(add.Schedule.Command[1], "--cwd=") {
-		t.Fatalf("stored command = %q; want the submit directory pinned", add.Schedule.Command)
+	// The command is stored as given; the directory it runs in (where it
+	// was added) is kept beside it, out of the machine result.
+	if strings.Join(add.Schedule.Command, " ") != "agent echo --team ops scheduled run" {
+		t.Fatalf("stored command = %q; want it as given", add.Schedule.Command)
 	}
 	type tick struct {
 		Started []struct {
@@ -67,6 +70,12 @@ func TestScheduleTickStartsWhatIsDue(t *testing.T) {
 	r := e.waitTerminal(started[0])
 	if r.Status != "completed" || r.Team == nil || *r.Team != "ops" {
 		t.Fatalf("scheduled run = %+v", r)
+	}
+	var spec struct {
+		Cwd string `json:"cwd"`
+	}
+	if wd, _ := os.Getwd(); json.Unmarshal(r.Spec, &spec) != nil || spec.Cwd != wd {
+		t.Fatalf("the scheduled run ran in %q; want the directory it was added in, %s", spec.Cwd, wd)
 	}
 	var sc struct{ Schedule scheduleData }
 	e.ok(&sc, "schedule", "show", "nightly")

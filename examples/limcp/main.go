@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/cli"
+	_ "github.com/verbsurface/verbsurface/examples/limcp/internal/undumpable" // first: see its doc
 )
 
 func main() {

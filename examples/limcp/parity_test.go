@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,8 +64,14 @@ func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 func parityPair(t *testing.T, e *env, limcpArgs ...string) (limcpMCP, front *mcpClient) {
 	t.Helper()
 	path := "PATH=" + filepath.Dir(limcpBin) + string(os.PathListSeparator) + os.Getenv("PATH")
-	limcpMCP = e.dialStdio(nil, []string{path}, limcpArgs...)
+	return e.dialStdio(nil, []string{path}, limcpArgs...), startFront(t, e, "")
+}
 
+// startFront serves the shipped verbsurface.yaml, with extra appended
+// (more top-level keys), on e's home.
+func startFront(t *testing.T, e *env, extra string) *mcpClient {
+	t.Helper()
+	path := "PATH=" + filepath.Dir(limcpBin) + string(os.PathListSeparator) + os.Getenv("PATH")
 	b, err := os.ReadFile("verbsurface.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +83,7 @@ func parityPair(t *testing.T, e *env, limcpArgs ...string) (limcpMCP, front *mcp
 		t.Fatalf("verbsurface.yaml no longer says %q", pass)
 	}
 	cfg := filepath.Join(t.TempDir(), "verbsurface.yaml")
-	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), pass, "env: {pass: [LIMCP_HOME, "+tagVar+"]}", 1)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), pass, "env: {pass: [LIMCP_HOME, "+tagVar+"]}", 1)+extra), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(verbsurfaceBin(t), "serve", "-c", cfg)
@@ -89,7 +96,7 @@ func parityPair(t *testing.T, e *env, limcpArgs ...string) (limcpMCP, front *mcp
 		t.Fatalf("starting verbsurface serve: %v\n%s", err, log)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return limcpMCP, &mcpClient{t: t, cs: cs, home: e.home}
+	return &mcpClient{t: t, cs: cs, home: e.home}
 }
 
 // helpOf is what help says about a verb that parity compares.
@@ -251,4 +258,50 @@ func TestParityJourney(t *testing.T) {
 	l.cs.Close()
 	f.cs.Close()
 	e.assertNoProcesses(10 * time.Second)
+}
+
+// TestParityStoredCommandGuard: a schedule whose stored command names a
+// file (issue 25's read of /etc/shadow through a tick) is refused through
+// both fronts and stored by neither; so is one setting an excluded flag;
+// a plain one is stored by both.
+func TestParityStoredCommandGuard(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	l, f := parityPair(t, e, "--no-notify")
+	for i, tc := range []struct {
+		name    string
+		command []any
+		refused bool
+	}{
+		{"a stored command naming a file", []any{"agent", "--prompt-file", "/etc/shadow", "--cwd=/", "echo"}, true},
+		{"a stored command naming a directory", []any{"agent", "--cwd=/", "echo", "hi"}, true},
+		{"a stored command setting an excluded flag", []any{"agent", "--home=/tmp/elsewhere", "echo", "hi"}, true},
+		{"a stored command that is not a spawn command", []any{"kill", "abcdefgh"}, true},
+		{"a plain stored command", []any{"agent", "echo", "hi"}, false},
+	} {
+		for _, side := range []struct {
+			name string
+			c    *mcpClient
+		}{{"limcp mcp", l}, {"verbsurface serve", f}} {
+			name := fmt.Sprintf("s%d-%s", i, strings.Fields(side.name)[0])
+			o := side.c.op("schedule.add", map[string]any{"name": name, "cron": "0 3 * * *", "command": tc.command}, "")
+			if tc.refused == o.OK {
+				t.Errorf("%s through %s: ok=%v %s", tc.name, side.name, o.OK, o.raw)
+			}
+			if o.OK == tc.refused {
+				continue
+			}
+			var list struct {
+				Schedules []struct{ Name string } `json:"schedules"`
+			}
+			side.c.must(&list, "schedule.list", map[string]any{}, "")
+			stored := false
+			for _, s := range list.Schedules {
+				stored = stored || s.Name == name
+			}
+			if stored == tc.refused {
+				t.Errorf("%s through %s: stored=%v", tc.name, side.name, stored)
+			}
+		}
+	}
 }

@@ -119,7 +119,7 @@ func TestHTTPGeneratedToken(t *testing.T) {
 	srv := e.startHTTPServer("")
 	path := filepath.Join(e.home, "mcp-token")
 	log := waitLog(t, srv, "claude mcp add")
-	want := fmt.Sprintf(`claude mcp add --transport http limcp %s --header "Authorization: Bearer $(cat %s)"`, srv.url, path)
+	want := fmt.Sprintf("export LIMCP_MCP_TOKEN=\"$(cat %s)\"\n  limcp mcp install claude --http %s", path, srv.url)
 	if !strings.Contains(log, "generated into "+path) || !strings.Contains(log, want) {
 		t.Fatalf("the server does not say where the token is and how to use it; want %q in:\n%s", want, log)
 	}
@@ -218,7 +218,7 @@ func TestHTTPTokenRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	wide := e.startHTTPServer("", "--http", "0.0.0.0:0", "--token-file", good)
-	if log := waitLog(t, wide, "claude mcp add"); !strings.Contains(log, `"Authorization: Bearer $(cat `+good+`)"`) || strings.Contains(log, long) {
+	if log := waitLog(t, wide, "claude mcp add"); !strings.Contains(log, `export LIMCP_MCP_TOKEN="$(cat `+good+`)"`) || strings.Contains(log, long) {
 		t.Fatalf("the client line for --token-file:\n%s", log)
 	}
 	port := wide.url[strings.LastIndex(wide.url, ":")+1 : len(wide.url)-len("/mcp")]

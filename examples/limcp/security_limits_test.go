@@ -88,8 +88,10 @@ func childrenOf(pid int) []int {
 // TestRunEnvironmentHoldsNoServerSecret: a canary secret and the bearer
 // token in the server's environment reach neither the worker nor the
 // provider process of a run submitted through the server; the variable
-// providers.yaml passes through, and the value it sets, do reach the
-// provider.
+// providers.yaml passes through, and the value it sets, reach the provider
+// and nothing else: not the worker's environment (it gets them on a pipe),
+// where a variable of one provider sat for every other provider's run to
+// read.
 func TestRunEnvironmentHoldsNoServerSecret(t *testing.T) {
 	e := newEnv(t)
 	e.writeFile("providers.yaml", "providers:\n  - name: sleeper\n    argv: [\"sleep\", \"30\"]\n"+
@@ -117,8 +119,10 @@ func TestRunEnvironmentHoldsNoServerSecret(t *testing.T) {
 				t.Errorf("the %s (pid %d) sees %s=%s", p.what, p.pid, secret, v)
 			}
 		}
-		if env["ANTHROPIC_API_KEY"] != "declared-key" {
-			t.Errorf("the %s does not see the variable providers.yaml passes through: %q", p.what, env["ANTHROPIC_API_KEY"])
+		if v, ok := env["ANTHROPIC_API_KEY"]; p.what == "worker" && ok {
+			t.Errorf("the worker's environment holds the provider's variable ANTHROPIC_API_KEY=%s", v)
+		} else if p.what == "provider" && v != "declared-key" {
+			t.Errorf("the provider does not see the variable providers.yaml passes through: %q", v)
 		}
 		if env["LIMCP_HOME"] != e.home {
 			t.Errorf("the %s sees LIMCP_HOME=%q; want the home", p.what, env["LIMCP_HOME"])
@@ -329,7 +333,8 @@ func TestScheduleRecheckedAtTick(t *testing.T) {
 			Refused  bool   `json:"refused"`
 		} `json:"started"`
 	}
-	c.must(&tick, "schedule.tick", map[string]any{"now": time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339)}, "")
+	e.makeDue("nightly")
+	c.must(&tick, "schedule.tick", map[string]any{}, "")
 	if len(tick.Started) != 1 {
 		t.Fatalf("tick: %+v; want the one schedule", tick)
 	}

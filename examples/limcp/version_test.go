@@ -4,31 +4,40 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
 
-// TestVersionAgrees: `limcp --version`, `limcp version --json` and the MCP
-// server's serverInfo.version name the same version, from the build
+// TestVersionAgrees: `limcp --version` and `limcp version` print the same
+// line, "limcp version V (GO, OS/ARCH)"; `limcp version --json` and the MCP
+// server's serverInfo.version name the same V, from the build
 // information; `limcp completion SHELL` writes a completion script; and
 // neither command is a verb of the one tool.
 func TestVersionAgrees(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	flag, _, code := e.run("--version")
-	if code != 0 || !strings.HasPrefix(flag, "limcp version ") {
-		t.Fatalf("limcp --version: exit %d: %q", code, flag)
+	line := regexp.MustCompile(`^limcp version (\S+) \((go\S+), ([a-z0-9]+/[a-z0-9]+)\)\n$`)
+	m := line.FindStringSubmatch(flag)
+	if code != 0 || m == nil {
+		t.Fatalf("limcp --version: exit %d: %q; want %s", code, flag, line)
 	}
-	want := strings.TrimSpace(strings.TrimPrefix(flag, "limcp version "))
+	if cmd, _, code := e.run("version"); code != 0 || cmd != flag {
+		t.Fatalf("limcp version: exit %d: %q; want what --version prints, %q", code, cmd, flag)
+	}
+	want := m[1]
 	out, _, code := e.run("version", "--json")
 	var res struct {
 		OK   bool `json:"ok"`
 		Data struct {
-			Version string `json:"version"`
+			Version  string `json:"version"`
+			Go       string `json:"go"`
+			Platform string `json:"platform"`
 		} `json:"data"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Data.Version != want || want == "" {
-		t.Fatalf("limcp version --json: exit %d: %s (want version %q)", code, out, want)
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.OK || res.Data.Version != want || res.Data.Go != m[2] || res.Data.Platform != m[3] {
+		t.Fatalf("limcp version --json: exit %d: %s (want version %q, %s, %s)", code, out, want, m[2], m[3])
 	}
 	c := e.dialStdio(nil, nil)
 	if got := c.cs.InitializeResult().ServerInfo.Version; got != want {

@@ -29,6 +29,9 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 	if a.Type != nil {
 		p.Type = a.Type.Name
 	}
+	if a.Metavar != nil {
+		p.Metavar = *a.Metavar
+	}
 	unrep := func(format string, args ...any) *projector.Param {
 		p.Unrepresentable = &projector.Unrepresentable{Action: actionName(a), Reason: fmt.Sprintf(format, args...)}
 		p.Choices, p.Default = nil, nil

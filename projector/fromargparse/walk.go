@@ -72,6 +72,7 @@ type rawAction struct {
 	Help                *string     `json:"help"`
 	Const               rawValue    `json:"const"`
 	AmbiguousInAncestor *string     `json:"ambiguous_in_ancestor"`
+	Metavar             *string     `json:"metavar"`
 }
 
 type rawValue struct {
@@ -190,8 +191,12 @@ func firstLine(s string) string {
 // whose subparsers lead to it, outermost first.
 func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Command {
 	cmd := &projector.Command{Path: path, Runnable: p.Subparsers == nil, Params: []*projector.Param{}}
+	// The first reason is kept, except that one lying only in how the
+	// parameters sit together (ByParams, which excluding parameters can
+	// settle) gives way to any other: a reason exclusion cannot settle
+	// must never be hidden behind one it can.
 	fail := func(u *projector.Unrepresentable) {
-		if cmd.Unrepresentable == nil {
+		if cmd.Unrepresentable == nil || cmd.Unrepresentable.ByParams && !u.ByParams {
 			cmd.Unrepresentable = u
 		}
 	}
@@ -204,6 +209,7 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 	// What an ancestor parses comes before the subcommand name in argv; the
 	// surface renders nothing there, so an ancestor must need nothing.
 	fromfile := p.FromfilePrefixChars
+	defer func() { cmd.ArgFilePrefixes = fromfile }()
 	for _, a := range ancestors {
 		if a.PrefixChars != "-" {
 			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("ancestor parser %q has prefix_chars %q", a.Prog, a.PrefixChars)})
@@ -269,7 +275,7 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 		// Two actions storing to one dest cannot be two parameters. If
 		// either is unrepresentable anyway, that is the reason given.
 		if prev, dup := byName[param.Name]; dup && prev.Unrepresentable == nil && param.Unrepresentable == nil {
-			fail(&projector.Unrepresentable{Reason: fmt.Sprintf("%s and %s both store to dest %q", names[param.Name], describeAction(act), param.Name)})
+			fail(&projector.Unrepresentable{ByParams: true, Reason: fmt.Sprintf("%s and %s both store to dest %q", names[param.Name], describeAction(act), param.Name)})
 		}
 		names[param.Name], byName[param.Name] = describeAction(act), param
 		byIndex[i] = param
@@ -303,7 +309,10 @@ func command(p *rawParser, path []string, ancestors []*rawParser) *projector.Com
 			if n := len(variable); n > 0 {
 				prev := positionals[variable[n-1]]
 				if variable[n-1] != i-1 || prev.Nargs != "?" || nargs == "+" {
-					fail(&projector.Unrepresentable{Reason: fmt.Sprintf("positionals %q (nargs=%v) and %q (nargs=%v) both take a variable number of values, so argv cannot say where one ends", prev.Dest, prev.Nargs, act.Dest, act.Nargs)})
+					// Settled by excluding one when both are parameters of
+					// the model; a hidden one consumes words unseen.
+					visible := !hidden && !(prev.Help != nil && *prev.Help == suppress)
+					fail(&projector.Unrepresentable{ByParams: visible, Reason: fmt.Sprintf("positionals %q (nargs=%v) and %q (nargs=%v) both take a variable number of values, so argv cannot say where one ends", prev.Dest, prev.Nargs, act.Dest, act.Nargs)})
 				}
 			}
 			variable = append(variable, i)

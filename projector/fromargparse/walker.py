@@ -233,6 +233,7 @@ def describe(parser, path, seen, ancestors):
             "help": _help(parser, action),
             "const": _value(action.const),
             "ambiguous_in_ancestor": None,
+            "metavar": action.metavar if isinstance(action.metavar, str) else None,
         }
         # An option the subcommand renders must not be an ambiguous
         # abbreviation in an ancestor parser: each ancestor classifies

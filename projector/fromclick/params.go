@@ -32,6 +32,9 @@ func paramOf(rp *rawParam, c *rawCommand, opts *Options) *projector.Param {
 	if rp.Type != nil {
 		p.Type = rp.Type.Class
 	}
+	if rp.Metavar != nil {
+		p.Metavar = *rp.Metavar
+	}
 	unrep := func(format string, args ...any) *projector.Param {
 		p.Unrepresentable = &projector.Unrepresentable{Action: rp.Class, Type: p.Type, Reason: fmt.Sprintf(format, args...)}
 		p.Choices, p.Default = nil, nil

@@ -98,6 +98,7 @@ type rawParam struct {
 	Help           *string  `json:"help"`
 	Deprecated     any      `json:"deprecated"`
 	Type           *rawType `json:"type"`
+	Metavar        *string  `json:"metavar"`
 }
 
 type rawValue struct {

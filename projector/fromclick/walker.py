@@ -281,6 +281,7 @@ def _param_desc(ctx, param, auto_envvar):
         "help": help_text if isinstance(help_text, str) else None,
         "deprecated": deprecated if isinstance(deprecated, str) else bool(deprecated),
         "type": _type_desc(param.type),
+        "metavar": param.metavar if isinstance(getattr(param, "metavar", None), str) else None,
     }
     return d
 

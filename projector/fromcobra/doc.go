@@ -58,7 +58,7 @@
 // deprecated and excluded flags drop out of groups.
 //
 // A flag annotated with [AnnotationPath] ("verbsurface:path": "read",
-// "write" or "dir") is a path parameter: Param.Path records the use, and a
+// "write", "dir" or "read_or_dir") is a path parameter: Param.Path records the use, and a
 // surface confines its values to the operator's roots. Nothing else marks
 // a cobra flag as a path; an unannotated string is just a string.
 //

@@ -75,6 +75,11 @@ func flagParam(f *pflag.Flag) *projector.Param {
 	if f.Shorthand != "" {
 		p.Options = append(p.Options, "-"+f.Shorthand)
 	}
+	if strings.Contains(f.Usage, "`") {
+		// The author named the value in backquotes ("prints the output
+		// in the given `format`"), as pflag's help shows it.
+		p.Metavar, _ = pflag.UnquoteUsage(f)
+	}
 	var err error
 	switch typ {
 	case "string":
@@ -186,11 +191,11 @@ func flagParam(f *pflag.Flag) *projector.Param {
 
 // AnnotationPath is the flag annotation by which a cobra CLI declares that
 // a flag's value names a file or directory it opens: its first value is
-// "read", "write" or "dir" (projector.PathUse). Set it with
+// "read", "write", "dir" or "read_or_dir" (projector.PathUse). Set it with
 // cmd.Flags().SetAnnotation(name, fromcobra.AnnotationPath, []string{"read"}).
 const AnnotationPath = "verbsurface:path"
 
-// pathUse reads AnnotationPath. A value that is not one of the three is
+// pathUse reads AnnotationPath. A value that is not one of the four is
 // read as "read", the use a surface checks most strictly short of refusing:
 // a misspelt annotation must not turn the check off.
 func pathUse(f *pflag.Flag) projector.PathUse {
@@ -199,7 +204,7 @@ func pathUse(f *pflag.Flag) projector.PathUse {
 		return projector.PathUseNone
 	}
 	switch use := projector.PathUse(v[0]); use {
-	case projector.PathUseRead, projector.PathUseWrite, projector.PathUseDir:
+	case projector.PathUseRead, projector.PathUseWrite, projector.PathUseDir, projector.PathUseReadOrDir:
 		return use
 	}
 	return projector.PathUseRead

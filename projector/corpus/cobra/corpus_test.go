@@ -1,18 +1,19 @@
 package cobracorpus
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
-	"reflect"
+	"os"
 	"strings"
 	"testing"
 
 	crane "github.com/google/go-containerregistry/cmd/crane/cmd"
 	yq "github.com/mikefarah/yq/v4/cmd"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	kindcli "sigs.k8s.io/kind/pkg/cmd"
 	kind "sigs.k8s.io/kind/pkg/cmd/kind"
+	kustomize "sigs.k8s.io/kustomize/kustomize/v5/commands"
 
 	"github.com/verbsurface/verbsurface/internal/golden"
 	"github.com/verbsurface/verbsurface/projector"
@@ -26,16 +27,19 @@ import (
 const minShare = 0.9
 
 // cli is one corpus CLI: a constructor of a fresh root command, as its own
-// main would build it (each parse gets a fresh tree, as each run would).
+// main would build it (each parse gets a fresh tree, as each run would),
+// and the import path of its main package, which help_test.go builds.
 type cli struct {
 	name string
 	root func() *cobra.Command
+	main string
 }
 
 var clis = []cli{
-	{"yq", yq.New},
-	{"kind", func() *cobra.Command { return kind.NewCommand(kindcli.NewLogger(), kindcli.StandardIOStreams()) }},
-	{"crane", func() *cobra.Command { return crane.New("crane", "Crane is a tool for managing container images", nil) }},
+	{"yq", yq.New, "github.com/mikefarah/yq/v4"},
+	{"kind", func() *cobra.Command { return kind.NewCommand(kindcli.NewLogger(), kindcli.StandardIOStreams()) }, "sigs.k8s.io/kind"},
+	{"crane", func() *cobra.Command { return crane.New("crane", "Crane is a tool for managing container images", nil) }, "github.com/google/go-containerregistry/cmd/crane"},
+	{"kustomize", kustomize.NewDefaultCommand, "sigs.k8s.io/kustomize/kustomize/v5"},
 }
 
 // entry is one CLI's line of the corpus report.
@@ -48,13 +52,44 @@ type entry struct {
 	Unavailable []projector.UnavailableCommand `json:"unavailable,omitempty"`
 }
 
+// testBinaryFlags names the flags of Go's flag.CommandLine in this test
+// binary (go test's own test.*, the golden helper's -update). A CLI that
+// adds flag.CommandLine to its root (kustomize) shows them when built
+// into a test, never in its own binary; and parsing one would set this
+// test binary's own flag. The walk excludes them.
+func testBinaryFlags() []string {
+	var names []string
+	flag.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// walked holds each CLI's in-process tree, walked once in TestMain
+// before any test parses an argv: a CLI that keeps its flags in package
+// state (yq) builds each new tree with the defaults the last parse left,
+// so only a walk before the first parse sees the defaults its own binary
+// starts with.
+var walked = map[string]*projector.Tree{}
+
+func TestMain(m *testing.M) {
+	// Before any root is built: kustomize's calls flag.CommandLine.Parse
+	// itself, after which m.Run would not parse this test's flags.
+	flag.Parse()
+	for _, c := range clis {
+		tree, err := fromcobra.Walk(c.root(), &fromcobra.Options{ExcludeFlags: testBinaryFlags()})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "walking %s: %v\n", c.name, err)
+			os.Exit(2)
+		}
+		walked[c.name] = tree
+	}
+	os.Exit(m.Run())
+}
+
+// walk returns c's in-process tree (shared: callers copy before they
+// change anything).
 func walk(t *testing.T, c cli) *projector.Tree {
 	t.Helper()
-	tree, err := fromcobra.Walk(c.root(), nil)
-	if err != nil {
-		t.Fatalf("%s: %v", c.name, err)
-	}
-	return tree
+	return walked[c.name]
 }
 
 // TestCorpusCobra pins each CLI's clean share in testdata/report.golden.json
@@ -134,44 +169,10 @@ func TestCorpusCobraRoundTrip(t *testing.T) {
 	}
 }
 
+// roundTrip parses argv with c's own tree and compares the values read
+// back with args (cobrart.Check).
 func roundTrip(c cli, cmd *projector.Command, args map[string]any, argv []string) error {
-	cc, pos, err := cobrart.Parse(c.root(), cmd.Path, argv)
-	if err != nil {
-		return fmt.Errorf("the CLI's parser rejected the rendered argv: %v", err)
-	}
-	got, err := cobrart.Values(cmd, cc, pos)
-	if err != nil {
-		return err
-	}
-	for _, p := range cmd.Params {
-		v, given := args[p.Name]
-		g, parsed := got[p.Name]
-		switch {
-		case !given:
-			if parsed && !(p.Positional() && reflect.DeepEqual(g, []any{})) {
-				var changed []string
-				cc.Flags().VisitAll(func(f *pflag.Flag) {
-					if f.Changed {
-						changed = append(changed, f.Name)
-					}
-				})
-				return fmt.Errorf("parameter %s: omitted but parsed as %s (changed %v)", p.Name, short(g), changed)
-			}
-		case !parsed:
-			if items, ok := v.([]any); !ok || len(items) > 0 {
-				return fmt.Errorf("parameter %s: given %s but not parsed", p.Name, short(v))
-			}
-		case p.Bare && v == true:
-			if fmt.Sprint(g) != fmt.Sprint(p.Const) {
-				return fmt.Errorf("parameter %s: given bare, parsed %s, want its no-value default %q", p.Name, short(g), p.Const)
-			}
-		default:
-			if want := cobrart.Want(p, v); !reflect.DeepEqual(g, want) {
-				return fmt.Errorf("parameter %s: parsed %s, want %s", p.Name, short(g), short(want))
-			}
-		}
-	}
-	return nil
+	return cobrart.Check(c.root, cmd, args, argv)
 }
 
 func short(v any) string {

@@ -15,8 +15,10 @@ import (
 	vsmachine "github.com/verbsurface/verbsurface/dispatch/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 )
 
 // Options configure the CLI. The zero value is right for the binary.
@@ -152,7 +154,21 @@ func (a *app) runtime(ctx context.Context) (*run.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &run.Runtime{Store: st, Home: home, Exe: exe}, nil
+	// A limits section that does not resolve is reported by the commands
+	// that write runs (submit, schedule add); a worker or a kill keeps
+	// working with the defaults.
+	limits, _ := a.limits()
+	return &run.Runtime{Store: st, Home: home, Exe: exe, Limits: &limits}, nil
+}
+
+// limits are the state home's bounds (package quota), from its
+// config.yaml: the defaults for what it does not set.
+func (a *app) limits() (quota.Limits, error) {
+	home, err := a.resolvedHome()
+	if err != nil {
+		return quota.Defaults, err
+	}
+	return notify.Limits(home)
 }
 
 func (a *app) close() {
@@ -169,7 +185,10 @@ func (a *app) ok(data any, human func(w io.Writer)) error {
 		return machine.Write(a.opts.Stdout, machine.OK(data))
 	}
 	if human != nil {
-		human(a.opts.Stdout)
+		// Human output reaches a person's terminal, and much of it is
+		// caller-chosen text: every control character it holds is shown,
+		// not obeyed (package termsafe). --json carries the bytes.
+		human(termsafe.Writer(a.opts.Stdout))
 	}
 	return nil
 }
@@ -181,10 +200,11 @@ func (a *app) fail(err error, cmd *cobra.Command) int {
 	if a.json {
 		_ = machine.Write(a.opts.Stdout, machine.Fail(me))
 	}
+	stderr := termsafe.Writer(a.opts.Stderr)
 	if strings.HasPrefix(me.Message, "limcp") {
-		fmt.Fprintln(a.opts.Stderr, me.Message)
+		fmt.Fprintln(stderr, me.Message)
 	} else {
-		fmt.Fprintf(a.opts.Stderr, "limcp: %s\n", me.Message)
+		fmt.Fprintf(stderr, "limcp: %s\n", me.Message)
 	}
 	if me.Code == machine.AmbiguousID {
 		if d, ok := me.Details.(map[string]any); ok {

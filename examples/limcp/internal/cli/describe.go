@@ -50,12 +50,12 @@ var paramDescriptions = map[string]map[string]string{
 		"grace": "how long the run's processes get between SIGTERM and SIGKILL, a duration such as 5s or 500ms (default 5s)",
 	},
 	"schedule add": {
-		"name":    "the schedule's name: letters, digits, '.', '_' or '-'",
+		"name":    "the schedule's name: 1 to 64 letters, digits, '.', '_' or '-'",
 		"command": "the spawn command to run, as limcp argv words without the program, e.g. [\"agent\", \"echo\", \"nightly check\"]; it must start with agent, fanout, flow or play",
 	},
 	"schedule show":   {"name": "the schedule's name (schedule.list lists them)"},
 	"schedule remove": {"name": "the schedule's name (schedule.list lists them)"},
-	"team create":     {"name": "the team board's name: letters, digits, '.', '_' or '-'"},
+	"team create":     {"name": "the team board's name: 1 to 64 letters, digits, '.', '_' or '-'"},
 	"team post": {
 		"team":    "the team board to post on (team.list lists them)",
 		"message": "the message text",

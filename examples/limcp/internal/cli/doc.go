@@ -45,4 +45,8 @@
 // package links the store). `limcp call` runs one request through package
 // client. `limcp inventory` walks this tree as the server does (or an
 // argparse CLI) and reports what projects and why not the rest.
+// `limcp mcp install CLIENT` adds the server to an MCP client's user-wide
+// configuration (the module's internal/clientconfig, which `verbsurface
+// install` shares). `limcp mcp` started on a terminal says on stderr what
+// it is and what to run instead, and serves on.
 package cli

@@ -17,6 +17,7 @@ import (
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
+	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -25,8 +26,8 @@ import (
 // server's allowlist fares.
 type inventoryReport struct {
 	*projector.InventoryReport
-	// Source says which tree was walked: "limcp", "argparse:MODULE:FUNCTION"
-	// or "click:MODULE:OBJECT".
+	// Source says which tree was walked: "limcp", "argparse:MODULE:FUNCTION",
+	// "click:MODULE:OBJECT" or "cobra:BINARY".
 	Source string `json:"source"`
 	// Verbs is set for limcp's own tree only: every allowlisted verb and
 	// whether its command projects.
@@ -43,7 +44,7 @@ type inventoryVerb struct {
 // what blocks the rest. A team deciding whether to front its CLI with
 // verbsurface starts here.
 func (a *app) inventoryCmd() *cobra.Command {
-	var target, clickTarget, python, machineAt string
+	var target, clickTarget, cobraBin, python, machineAt string
 	var pythonPath, fences, machineArgs []string
 	c := &cobra.Command{
 		Use:   "inventory",
@@ -59,17 +60,20 @@ server's allowlist. With --argparse MODULE:FUNCTION it walks a Python argparse
 CLI whose parser factory can be imported (MODULE:__main__ runs the module as a
 script and captures the parser it builds). With --click MODULE:OBJECT it walks
 a Python click command or group, or a Typer app (or a factory returning one).
+With --cobra BINARY it reads an installed cobra program's tree from its own
+completion protocol and --help, without running any of its commands.
 
 --fence and --machine-flag apply what a front would: a fenced command is not
 offerable, and a command that does not accept the machine-mode arguments
 where --machine-at puts them is unavailable, however clean its parameters.
 limcp's own tree defaults to verbsurface's fence and --json after the
 command path, as limcp mcp serves it; a Python CLI defaults to no fence and
-no machine mode.`,
+no machine mode, and so does a cobra binary.`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&target, "argparse", "", "walk the argparse parser built by this factory (MODULE:FUNCTION or MODULE:__main__)")
 	c.Flags().StringVar(&clickTarget, "click", "", "walk the click command, group or Typer app named MODULE:OBJECT (or a factory returning one)")
+	c.Flags().StringVar(&cobraBin, "cobra", "", "read the installed cobra program BINARY's tree from its completion protocol and --help")
 	c.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
 	c.Flags().StringArrayVar(&pythonPath, "pythonpath", nil, "a directory to prepend to PYTHONPATH for --argparse or --click (repeatable)")
 	c.Flags().StringArrayVar(&fences, "fence", nil, "a command path never offered, as words (\"admin reset\"; repeatable; replaces the default fence)")
@@ -82,7 +86,7 @@ no machine mode.`,
 		if len(machineArgs) > 0 && !strings.HasPrefix(machineArgs[0], "-") {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "machine-flag"}, "--machine-flag %q is not an option (write --machine-flag=--json)", machineArgs[0])
 		}
-		own := target == "" && clickTarget == ""
+		own := target == "" && clickTarget == "" && cobraBin == ""
 		iopts := &projector.InventoryOptions{}
 		if own {
 			iopts.Fenced = verbsurface.DefaultFence
@@ -102,12 +106,17 @@ no machine mode.`,
 		if target != "" && clickTarget != "" {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "click"}, "--argparse and --click name two different CLIs; give one")
 		}
+		if cobraBin != "" && (target != "" || clickTarget != "") {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "cobra"}, "--cobra and --argparse or --click name two different CLIs; give one")
+		}
 		if target == "" && clickTarget == "" && (python != "" || len(pythonPath) > 0) {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "argparse"}, "--python and --pythonpath apply to --argparse and --click only")
 		}
 		var rep *inventoryReport
 		var err error
 		switch {
+		case cobraBin != "":
+			rep, err = cobraInventory(cmd, cobraBin, iopts)
 		case clickTarget != "":
 			rep, err = clickInventory(cmd, clickTarget, python, pythonPath, iopts)
 		case target != "":
@@ -195,6 +204,24 @@ func clickInventory(cmd *cobra.Command, target, python string, pythonPath []stri
 	return &inventoryReport{
 		InventoryReport: projector.Inventory(tree, iopts),
 		Source:          "click:" + target,
+	}, nil
+}
+
+// cobraInventory reads an installed cobra program's tree from its help;
+// like argparseInventory it fences nothing.
+func cobraInventory(cmd *cobra.Command, bin string, iopts *projector.InventoryOptions) (*inventoryReport, error) {
+	tree, err := fromcobrabin.Walk(cmd.Context(), []string{bin}, nil)
+	if err != nil {
+		details := map[string]any{"target": bin}
+		var we *fromcobrabin.Error
+		if errors.As(err, &we) {
+			details["kind"] = we.Kind
+		}
+		return nil, machine.Errorf(machine.InventoryFailed, details, "limcp inventory --cobra %s: %v", bin, err)
+	}
+	return &inventoryReport{
+		InventoryReport: projector.Inventory(tree, iopts),
+		Source:          "cobra:" + bin,
 	}, nil
 }
 

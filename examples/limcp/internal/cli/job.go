@@ -18,6 +18,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/notify"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/wait"
 )
@@ -59,7 +60,7 @@ func (a *app) jobStatusCmd() *cobra.Command {
 		}
 		return a.ok(map[string]any{"records": out}, func(w io.Writer) {
 			for _, r := range out {
-				fmt.Fprintf(w, "%s  %-10s %-10s %-9s %s", r.ID, r.Kind, r.Status, r.Phase, r.Label)
+				fmt.Fprintf(w, "%s  %-10s %-10s %-9s %s", r.ID, r.Kind, r.Status, r.Phase, termsafe.Line(r.Label))
 				if r.ReasonCode != "" {
 					fmt.Fprintf(w, "  [%s]", r.ReasonCode)
 				}
@@ -144,7 +145,7 @@ func (a *app) jobOutputCmd() *cobra.Command {
 			}
 			writeChildren(w, o.Children, o.ChildrenInline)
 			if o.Stderr != "" {
-				fmt.Fprintf(a.opts.Stderr, "%s", o.Stderr)
+				io.WriteString(termsafe.Writer(a.opts.Stderr), o.Stderr)
 			}
 		})
 	})
@@ -228,7 +229,7 @@ func (a *app) jobListCmd() *cobra.Command {
 		}
 		return a.ok(map[string]any{"records": recs, "next_cursor": next}, func(w io.Writer) {
 			for _, r := range recs {
-				fmt.Fprintf(w, "%s  %-10s %-10s %s  %s\n", r.ID, r.Kind, r.Status, r.CreatedAt.Local().Format(time.DateTime), r.Label)
+				fmt.Fprintf(w, "%s  %-10s %-10s %s  %s\n", r.ID, r.Kind, r.Status, r.CreatedAt.Local().Format(time.DateTime), termsafe.Line(r.Label))
 			}
 			if next != nil {
 				fmt.Fprintf(w, "more: limcp job list --cursor %s\n", *next)
@@ -362,7 +363,7 @@ func humanNotify(w io.Writer, n *store.NotifyJSON) {
 			fmt.Fprintf(w, ", next at %s", d.NextAttemptAt.Local().Format(time.TimeOnly))
 		}
 		if d.LastError != nil {
-			fmt.Fprintf(w, "; last error: %s", *d.LastError)
+			fmt.Fprintf(w, "; last error: %s", termsafe.Line(*d.LastError))
 		}
 		fmt.Fprintln(w)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+	"github.com/verbsurface/verbsurface/internal/clientconfig"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -23,10 +24,11 @@ import (
 // mcpCmd is `limcp mcp`, the server face (package server).
 func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, tokenFile string
-	var readOnly, noNotify, insecureNoAuth bool
+	var readOnly, noNotify, insecureNoAuth, allowHardLinks bool
 	var allowOrigins, roots []string
 	var sessionTimeout time.Duration
 	var maxSessions int
+	var bounds server.HTTPOptions // the connection and body bounds of --http
 	var limits server.Limits
 	var policyFile, auditFile string
 	var auditArgs bool
@@ -56,6 +58,16 @@ versions before 2026-07-28 open sessions: an idle one is closed after
 --session-timeout, and at most --max-sessions are open at once (the next
 initialize gets 503 saying so). --read-only admits only observe verbs.
 
+Every HTTP connection is bounded: its request headers must arrive within
+` + server.DefaultReadHeaderTimeout.String() + `, a body within --read-timeout, each write of an answer within
+--write-timeout, and it may sit idle between requests for --idle-timeout.
+At most --max-conns are open; a connection that has not yet carried a
+request with the token is closed first to make room, and every refusal
+(401, 403, 413, 503) closes its connection. A body is at most
+--max-body-bytes, and the bodies being decoded and answered at once total
+at most --max-decoding-bytes (the rest wait, unread), which bounds the
+memory requests take.
+
 --policy FILE enforces a policy file on every op (checked against the live
 verbs at start: a rule naming a verb or parameter that does not exist stops the
 server): deny is policy_refused with the rule and reason, ask asks the person
@@ -68,7 +80,8 @@ Files a caller names (prompt_file, flow's spec, cwd) must lie under a --root
 DIR (repeatable; resolved to its real path at start). Without --root, a stdio
 server's one root is its working directory (the directory its client started
 it in), and an HTTP server allows no file access at all. /proc and /sys are
-never inside a root.
+never inside a root. A file with more than one name (a hard link, which
+may be a file outside the roots) is refused unless --allow-hard-links.
 
 The runs the server submits notify it when they end ($` + server.NotifyURLEnv + `), which
 wakes job.wait early. --no-notify leaves that out (job.wait then wakes on
@@ -82,9 +95,11 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().StringArrayVar(&allowOrigins, "allow-origin", nil, "admit browser requests from this origin (scheme://host[:port]; repeatable)")
 	c.Flags().DurationVar(&sessionTimeout, "session-timeout", server.DefaultSessionTimeout, "close an HTTP session idle this long")
 	c.Flags().IntVar(&maxSessions, "max-sessions", server.DefaultMaxSessions, "most HTTP sessions open at once")
+	registerHTTPBounds(c, &bounds)
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
+	c.Flags().BoolVar(&allowHardLinks, "allow-hard-links", false, "admit files with more than one name (hard links) under the roots; only for roots no untrusted process can write in")
 	c.Flags().StringVar(&policyFile, "policy", "", "enforce this policy file on every op (allow, ask the person, deny; see limcp policy check)")
 	c.Flags().DurationVar(&confirmWithin, "confirm-within", verbsurface.DefaultConfirmWithin, "how long the person has to answer a policy's ask before it expires")
 	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
@@ -94,7 +109,10 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().IntVar(&limits.SpawnsPerMinute, "spawns-per-minute", 0, "runs a client may start per minute before rate_limited (default 60; -1: no cap)")
 	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
-		hopts, err := httpFlags(cmd, httpAddr, tokenFile, insecureNoAuth, allowOrigins, sessionTimeout, maxSessions, a.opts.Getenv)
+		hopts, err := httpFlags(cmd, httpAddr, tokenFile, insecureNoAuth, allowOrigins, sessionTimeout, maxSessions, bounds, a.opts.Getenv)
+		// Read once, the token leaves the environment: nothing this
+		// process starts can inherit it, and nothing reads it later.
+		_ = os.Unsetenv(server.TokenEnv)
 		if err != nil {
 			return err
 		}
@@ -130,6 +148,8 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			Limits:        limits,
 			// The very tree this binary parses, fresh per call.
 			NewRoot: func() *cobra.Command { return NewRoot(Options{}) },
+
+			AllowHardLinks: allowHardLinks,
 		})
 		if err != nil {
 			return machine.Errorf(machine.Internal, nil, "%v", err)
@@ -137,6 +157,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		defer srv.Close()
 		if httpAddr == "" {
 			a.emitted = true // stdout belongs to the MCP session now
+			if stdinIsTerminal() {
+				terminalNotice(a.opts.Stderr)
+			}
 			if err := srv.ServeStdio(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(a.opts.Stderr, "limcp mcp: %v\n", err)
 				return ExitStatus(1)
@@ -154,7 +177,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		url := fmt.Sprintf("http://%s%s", ln.Addr(), server.HTTPPath)
 		// Where the token is, for the client line: never the token itself,
 		// which stderr (a terminal, a log) should not carry.
-		source, tokenRef := "", "$"+server.TokenEnv
+		source, tokenPath := "", ""
 		switch {
 		case insecureNoAuth:
 		case tokenFile != "":
@@ -162,7 +185,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			if err != nil {
 				abs = tokenFile
 			}
-			source, tokenRef = "from --token-file "+tokenFile, "$(cat "+shellQuote(abs)+")"
+			source, tokenPath = "from --token-file "+tokenFile, abs
 		case hopts.Token != "":
 			source = "from $" + server.TokenEnv
 		default:
@@ -172,7 +195,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "http"}, "limcp mcp --http %s: %v", httpAddr, err)
 			}
 			hopts.Token = tok
-			source, tokenRef = "read from "+path+" (yours, no group or other access)", "$(cat "+shellQuote(path)+")"
+			source, tokenPath = "read from "+path+" (yours, no group or other access)", path
 			if generated {
 				source = "generated into " + path + " (mode 0600)"
 			}
@@ -186,7 +209,8 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: WARNING: --insecure-no-auth: every local user and every process on this machine can call the tool as you (start runs, read their output). Use it only on a single-user machine.\n")
 		} else {
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: serving streamable HTTP on %s (home %s, bearer token required; %s)\n", url, home, files)
-			fmt.Fprintf(a.opts.Stderr, "limcp mcp: bearer token %s; a client connects with:\n  claude mcp add --transport http limcp %s --header \"Authorization: Bearer %s\"\n", source, url, tokenRef)
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: bearer token %s; a client connects with it from $%s (its configuration keeps only that name):\n%s",
+				source, server.TokenEnv, clientconfig.HTTPHint("limcp mcp install", &clientconfig.Server{Name: "limcp", URL: url, TokenEnv: server.TokenEnv}, tokenPath))
 		}
 		a.emitted = true
 		if err := srv.ServeHTTP(ctx, ln, hopts); err != nil {
@@ -195,6 +219,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		}
 		return nil
 	})
+	c.AddCommand(a.mcpInstallCmd())
 	return c
 }
 
@@ -235,9 +260,9 @@ func resolveRoots(roots []string, stdio bool) ([]string, error) {
 // httpFlags checks the HTTP flags before anything is opened and returns
 // the server's HTTP options (Token is empty when it is to be generated, or
 // with --insecure-no-auth).
-func httpFlags(cmd *cobra.Command, httpAddr, tokenFile string, insecureNoAuth bool, allowOrigins []string, sessionTimeout time.Duration, maxSessions int, getenv func(string) string) (*server.HTTPOptions, error) {
+func httpFlags(cmd *cobra.Command, httpAddr, tokenFile string, insecureNoAuth bool, allowOrigins []string, sessionTimeout time.Duration, maxSessions int, bounds server.HTTPOptions, getenv func(string) string) (*server.HTTPOptions, error) {
 	if httpAddr == "" {
-		for _, name := range []string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"} {
+		for _, name := range append([]string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"}, httpBoundFlags...) {
 			if cmd.Flags().Changed(name) {
 				return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": name}, "--%s applies to --http only", name)
 			}
@@ -259,7 +284,11 @@ func httpFlags(cmd *cobra.Command, httpAddr, tokenFile string, insecureNoAuth bo
 	if maxSessions < 1 {
 		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "max-sessions"}, "--max-sessions %d: must be at least 1", maxSessions)
 	}
-	o := &server.HTTPOptions{Token: token, SessionTimeout: sessionTimeout, MaxSessions: maxSessions}
+	if name, msg := checkHTTPBounds(bounds); msg != "" {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": name}, "%s", msg)
+	}
+	o := &bounds
+	o.Token, o.SessionTimeout, o.MaxSessions = token, sessionTimeout, maxSessions
 	for _, v := range allowOrigins {
 		c, err := server.ParseOrigin(v)
 		if err != nil {
@@ -268,6 +297,42 @@ func httpFlags(cmd *cobra.Command, httpAddr, tokenFile string, insecureNoAuth bo
 		o.AllowOrigins = append(o.AllowOrigins, c)
 	}
 	return o, nil
+}
+
+// httpBoundFlags are the flags of the connection and body bounds, the
+// same on `verbsurface serve`.
+var httpBoundFlags = []string{"max-conns", "read-timeout", "write-timeout", "idle-timeout", "max-body-bytes", "max-decoding-bytes"}
+
+// registerHTTPBounds adds the flags of the connection and body bounds of
+// --http, bound to b's fields.
+func registerHTTPBounds(c *cobra.Command, b *server.HTTPOptions) {
+	fs := c.Flags()
+	fs.IntVar(&b.MaxConns, "max-conns", server.DefaultMaxConns, "most HTTP connections open at once (those without the token are closed first to make room)")
+	fs.DurationVar(&b.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "close an HTTP connection whose request body takes longer than this to arrive")
+	fs.DurationVar(&b.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "close an HTTP connection whose client takes longer than this to accept one write of an answer")
+	fs.DurationVar(&b.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close an HTTP connection idle this long between requests")
+	fs.Int64Var(&b.MaxBodyBytes, "max-body-bytes", server.DefaultMaxBodyBytes, "largest HTTP request body (413 beyond)")
+	fs.Int64Var(&b.MaxDecodingBytes, "max-decoding-bytes", server.DefaultMaxDecodingBytes, "bytes of HTTP request bodies decoded and answered at once; the rest wait, unread (bounds memory)")
+}
+
+// checkHTTPBounds refuses a bound that would turn its limit off or make it
+// unsatisfiable, naming the flag.
+func checkHTTPBounds(b server.HTTPOptions) (flag, msg string) {
+	switch {
+	case b.MaxConns < 1:
+		return "max-conns", fmt.Sprintf("--max-conns %d: must be at least 1", b.MaxConns)
+	case b.ReadTimeout <= 0:
+		return "read-timeout", fmt.Sprintf("--read-timeout %s: must be positive", b.ReadTimeout)
+	case b.WriteTimeout <= 0:
+		return "write-timeout", fmt.Sprintf("--write-timeout %s: must be positive", b.WriteTimeout)
+	case b.IdleTimeout <= 0:
+		return "idle-timeout", fmt.Sprintf("--idle-timeout %s: must be positive", b.IdleTimeout)
+	case b.MaxBodyBytes < 1:
+		return "max-body-bytes", fmt.Sprintf("--max-body-bytes %d: must be at least 1", b.MaxBodyBytes)
+	case b.MaxDecodingBytes < b.MaxBodyBytes:
+		return "max-decoding-bytes", fmt.Sprintf("--max-decoding-bytes %d is below --max-body-bytes %d: the largest request could never be decoded", b.MaxDecodingBytes, b.MaxBodyBytes)
+	}
+	return "", ""
 }
 
 // shellQuote quotes a path for the printed client line when it holds

@@ -10,6 +10,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 )
 
 // A container (a play, its session, a show) has no output of its own
@@ -102,7 +103,7 @@ func childOutputs(ctx context.Context, st *store.Store, home string, r store.Rec
 // writeChildren is the human form of a container's children.
 func writeChildren(w io.Writer, children []ChildOutput, inline bool) {
 	for _, c := range children {
-		fmt.Fprintf(w, "== %s %s (%s) %s\n", c.Kind, c.ID, c.Label, c.Status)
+		fmt.Fprintf(w, "== %s %s (%s) %s\n", c.Kind, c.ID, termsafe.Line(c.Label), c.Status)
 		switch {
 		case !inline:
 			fmt.Fprintf(w, "   limcp job output %s\n", c.ID)

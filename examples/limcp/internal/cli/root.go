@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/verbsurface/verbsurface/examples/limcp/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
+	"github.com/verbsurface/verbsurface/internal/buildinfo"
 )
 
 // NewRoot returns a fresh limcp command tree. Each call builds a new tree
@@ -153,10 +153,11 @@ their lifecycle in a local SQLite store, and reports everything as machine
 results with --json.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		// --version prints "limcp version V"; `limcp version` is the same
-		// as a command, with a machine result under --json.
+		// --version prints the line `limcp version` prints (set below);
+		// the command also has a machine result under --json.
 		Version: buildinfo.Version(),
 	}
+	root.SetVersionTemplate(buildinfo.Line("limcp") + "\n")
 	// cobra's own `completion bash|zsh|fish|powershell` is left on: it is
 	// added when the tree executes, so it is never in a walked tree, and
 	// never a verb.
@@ -180,6 +181,7 @@ results with --json.`,
 // error reaching Main can only have come from cobra's parsing.
 func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		a.watchServer(cmd)
 		if err := fn(cmd, args); err != nil {
 			return toMachine(err, nil)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 )
 
@@ -72,6 +73,9 @@ func (a *app) submit(cmd *cobra.Command, f *spawnFlags, do func(context.Context,
 	if err != nil {
 		return err
 	}
+	if _, err := a.limits(); err != nil {
+		return err
+	}
 	rt, err := a.runtime(cmd.Context())
 	if err != nil {
 		return err
@@ -89,7 +93,7 @@ func (a *app) submit(cmd *cobra.Command, f *spawnFlags, do func(context.Context,
 
 func humanSubmitted(s *run.Submitted) func(io.Writer) {
 	return func(w io.Writer) {
-		fmt.Fprintf(w, "%s %s started (%s) — worker pid %d\n", s.Kind, s.ID, s.Label, s.PID)
+		fmt.Fprintf(w, "%s %s started (%s) — worker pid %d\n", s.Kind, s.ID, termsafe.Line(s.Label), s.PID)
 		if s.Session != nil {
 			fmt.Fprintf(w, "session %s\n", *s.Session)
 		}
@@ -206,6 +210,7 @@ PLAYBOOK name.`,
 		Args: cobra.RangeArgs(1, 2),
 	}
 	c.Flags().StringVar(&show, "show", "", "group this play under the open show of this name (created if none is open)")
+	constrainName(c, "show")
 	f.add(c)
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		pb, fp, values, ok, err := playbook.Injected(cmd)
@@ -227,6 +232,11 @@ PLAYBOOK name.`,
 		if pb.Name != args[0] {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "playbook"},
 				"the playbook named %q is not the one whose flags were injected (%q); give PLAYBOOK before the playbook's flags", args[0], pb.Name)
+		}
+		if show != "" {
+			if err := checkName("show", show); err != nil {
+				return err
+			}
 		}
 		p, err := run.ReadPrompt(argAt(args, 1), len(args) > 1, f.promptFile)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/run"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 	"github.com/verbsurface/verbsurface/internal/procid"
 	"github.com/verbsurface/verbsurface/wait"
 )
@@ -362,7 +363,7 @@ func (a *app) monitorCmd() *cobra.Command {
 		}
 		return a.ok(map[string]any{"running": out}, func(w io.Writer) {
 			for _, m := range out {
-				fmt.Fprintf(w, "%s  %-10s %-10s %-8s %6.1fs  %s\n", m.ID, m.Kind, m.Status, m.Process, m.AgeSeconds, m.Label)
+				fmt.Fprintf(w, "%s  %-10s %-10s %-8s %6.1fs  %s\n", m.ID, m.Kind, m.Status, m.Process, m.AgeSeconds, termsafe.Line(m.Label))
 			}
 			if len(out) == 0 {
 				fmt.Fprintln(w, "nothing running")

@@ -5,12 +5,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 )
 
 func (a *app) teamCmd() *cobra.Command {
@@ -19,9 +19,10 @@ func (a *app) teamCmd() *cobra.Command {
 
 func (a *app) teamCreateCmd() *cobra.Command {
 	c := &cobra.Command{Use: "create NAME", Short: "create a team board", Args: cobra.ExactArgs(1)}
+	constrainName(c, "name")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
-		if strings.TrimSpace(args[0]) == "" {
-			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "name"}, "a team name cannot be empty")
+		if err := checkName("name", args[0]); err != nil {
+			return err
 		}
 		st, err := a.store(cmd.Context())
 		if err != nil {
@@ -31,7 +32,7 @@ func (a *app) teamCreateCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.ok(map[string]any{"team": t}, func(w io.Writer) { fmt.Fprintf(w, "created team %s\n", t.Name) })
+		return a.ok(map[string]any{"team": t}, func(w io.Writer) { fmt.Fprintf(w, "created team %s\n", termsafe.Line(t.Name)) })
 	})
 	return c
 }
@@ -52,7 +53,7 @@ func (a *app) teamListCmd() *cobra.Command {
 		}
 		return a.ok(map[string]any{"teams": ts}, func(w io.Writer) {
 			for _, t := range ts {
-				fmt.Fprintf(w, "%-20s %d messages\n", t.Name, t.Messages)
+				fmt.Fprintf(w, "%-20s %d messages\n", termsafe.Line(t.Name), t.Messages)
 			}
 		})
 	})
@@ -78,7 +79,7 @@ func (a *app) teamPostCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.ok(map[string]any{"message": m}, func(w io.Writer) { fmt.Fprintf(w, "posted #%d on %s\n", m.Seq, m.Team) })
+		return a.ok(map[string]any{"message": m}, func(w io.Writer) { fmt.Fprintf(w, "posted #%d on %s\n", m.Seq, termsafe.Line(m.Team)) })
 	})
 	return c
 }
@@ -106,7 +107,7 @@ func (a *app) teamReadCmd() *cobra.Command {
 		}
 		return a.ok(map[string]any{"team": args[0], "messages": ms}, func(w io.Writer) {
 			for _, m := range ms {
-				fmt.Fprintf(w, "#%d %s %s: %s\n", m.Seq, m.At.Local().Format(time.DateTime), m.Author, m.Body)
+				fmt.Fprintf(w, "#%d %s %s: %s\n", m.Seq, m.At.Local().Format(time.DateTime), termsafe.Line(m.Author), termsafe.Line(m.Body))
 			}
 		})
 	})

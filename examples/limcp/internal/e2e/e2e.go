@@ -46,10 +46,13 @@ func Build() (bin string, cleanup func(), err error) {
 }
 
 // Tagged lists the live (non-zombie) processes, other than this one, whose
-// environment carries TagVar=tag. A process whose environment cannot be
-// read (one that exited meanwhile, or another user's) is not listed.
+// environment carries TagVar=tag, or, for a process whose environment
+// cannot be read (limcp's are undumpable, readable by root alone), whose
+// arguments name the tag's home (--home TAG: a worker, a server). A process
+// that exited meanwhile, or another user's, is not listed.
 func Tagged(tag string) []int {
 	want := []byte("\x00" + TagVar + "=" + tag + "\x00")
+	home := []byte("\x00--home\x00" + tag + "\x00")
 	all, err := procid.Live()
 	if err != nil {
 		panic(fmt.Sprintf("e2e: listing processes: %v", err)) // never a silent "none survived"
@@ -61,6 +64,9 @@ func Tagged(tag string) []int {
 		}
 		env, err := environ(st.PID)
 		if err != nil {
+			if args, err := cmdline(st.PID); err == nil && bytes.Contains(append(append([]byte{0}, args...), 0), home) {
+				out = append(out, st.PID)
+			}
 			continue
 		}
 		if bytes.Contains(append(append([]byte{0}, env...), 0), want) {

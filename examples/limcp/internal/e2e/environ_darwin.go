@@ -9,3 +9,6 @@ import "golang.org/x/sys/unix"
 func environ(pid int) ([]byte, error) {
 	return unix.SysctlRaw("kern.procargs2", pid)
 }
+
+// cmdline is environ: kern.procargs2 holds the arguments too.
+func cmdline(pid int) ([]byte, error) { return environ(pid) }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"text/template"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
 )
@@ -153,10 +152,6 @@ func (s Spec) cycle(index map[string]int) []string {
 		}
 	}
 	return nil
-}
-
-func parseTemplate(text string) (*template.Template, error) {
-	return template.New("prompt").Option("missingkey=error").Parse(text)
 }
 
 // Render returns the spec with every step prompt rendered with the run's

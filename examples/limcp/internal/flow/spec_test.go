@@ -2,6 +2,7 @@ package flow
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -92,7 +93,7 @@ func TestRenderIsBounded(t *testing.T) {
 	prompt := strings.Repeat("x", 1<<20)
 	s := Spec{Steps: []Step{
 		{ID: "fine", Model: "m", Prompt: "{{.prompt}}{{.prompt}}"},
-		{ID: "huge", Model: "m", Prompt: `{{define "r"}}{{.prompt}}{{template "r" .}}{{end}}{{template "r" .}}`},
+		{ID: "huge", Model: "m", Prompt: `{{.prompt}}{{.prompt}}{{.prompt}}{{.prompt}}{{.prompt}}`},
 	}}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
@@ -115,5 +116,44 @@ func TestWithInputs(t *testing.T) {
 	}
 	if WithInputs("alone", nil) != "alone" {
 		t.Fatal("no inputs changed the prompt")
+	}
+}
+
+// TestTemplateWorkIsBounded: the features that let a template run without
+// bound are refused when the spec is read, each naming where and why, and
+// what flows use still passes. The issue's attack,
+// {{range 100000000}}{{range 100000000}}{{end}}{{end}}x, held a CPU for the
+// whole 30 s command timeout.
+func TestTemplateWorkIsBounded(t *testing.T) {
+	for _, tt := range []struct {
+		name, prompt, refusal string // refusal "" passes
+	}{
+		{"the run's prompt and an arg", "Research {{.prompt}} at depth {{.args.depth}}", ""},
+		{"conditions, comparisons and variables", `{{$d := .args.depth}}{{if and (gt $d 2) (ne .prompt "")}}deep {{len .prompt}}{{else}}{{with .args.x}}{{.}}{{end}}{{end}}`, ""},
+		{"index and slice", `{{index .args "k"}} {{slice .prompt 0 3}}`, ""},
+		{"the issue's nested range", "{{range 100000000}}{{range 100000000}}{{end}}{{end}}x", "prompt:1:8: {{range}} is not allowed"},
+		{"a range over an argument", "{{range .args.n}}x{{end}}", "{{range}} is not allowed"},
+		{"recursion through define", `{{define "r"}}{{template "r" .}}{{end}}{{template "r" .}}`, "{{define}} and {{block}} are not allowed"},
+		{"block", `{{block "b" .}}x{{end}}`, "{{define}} and {{block}} are not allowed"},
+		{"printf's width asks for any size", `{{printf "%0999999999d" 0}}`, "the function printf is not allowed"},
+		{"print builds text before it is written", `{{print .prompt .prompt}}`, "the function print is not allowed"},
+		{"a function inside parentheses", `{{if eq (html .prompt) "x"}}y{{end}}`, "the function html is not allowed"},
+		{"call", `{{call .args.f}}`, "the function call is not allowed"},
+		{"more actions than the bound", strings.Repeat("{{.prompt}}", MaxTemplateActions+1), fmt.Sprintf("more than %d actions", MaxTemplateActions)},
+		{"exactly the bound", strings.Repeat("{{.prompt}}", MaxTemplateActions), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Spec{Steps: []Step{{ID: "a", Model: "m", Prompt: tt.prompt}}}.Validate()
+			if tt.refusal == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v; want it accepted", err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "steps[0].prompt" || !strings.Contains(fe.Msg, tt.refusal) || !strings.Contains(fe.Msg, "a flow template may use") {
+				t.Fatalf("Validate = %v; want steps[0].prompt refused with %q and what is allowed", err, tt.refusal)
+			}
+		})
 	}
 }

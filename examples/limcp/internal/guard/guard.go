@@ -178,3 +178,49 @@ func FirstPositional(cmd *cobra.Command, args []string) string {
 	}
 	return ""
 }
+
+// Prompts returns the prompt text a stored command carries, for an audit
+// to redact: its PROMPT positional (by the command's Use line) and the
+// value of every flag whose name holds "prompt", parsed with root and the
+// playbook inject finds as [Check] parses them. A command that does not
+// parse gives every word after the first: without a parse no word can be
+// shown to be anything but a prompt.
+func Prompts(root *cobra.Command, argv []string, inject Injector) []string {
+	everything := func() []string {
+		if len(argv) < 2 {
+			return nil
+		}
+		return append([]string(nil), argv[1:]...)
+	}
+	if len(argv) == 0 || !contains(SpawnCommands, argv[0]) {
+		return everything()
+	}
+	cmd, rest, err := root.Find(argv)
+	if err != nil {
+		return everything()
+	}
+	if cmd.Name() == PlayCommand && cmd.Parent() == root && inject != nil {
+		if name := FirstPositional(cmd, rest); name != "" {
+			if inject(root, name) != nil {
+				return everything()
+			}
+		}
+	}
+	if cmd.ParseFlags(rest) != nil {
+		return everything()
+	}
+	var out []string
+	names := strings.Fields(cmd.Use)
+	pos := cmd.Flags().Args()
+	for i, n := range names[min(1, len(names)):] {
+		if strings.Trim(n, "[].") == "PROMPT" && i < len(pos) {
+			out = append(out, pos[i])
+		}
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if strings.Contains(f.Name, "prompt") {
+			out = append(out, f.Value.String())
+		}
+	})
+	return out
+}

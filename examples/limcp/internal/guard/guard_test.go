@@ -115,3 +115,32 @@ func TestNamesStayTheCLIs(t *testing.T) {
 		}
 	}
 }
+
+// TestPrompts: one row per place a stored command carries its prompt, and
+// the conservative answer when the command does not parse.
+func TestPrompts(t *testing.T) {
+	home := t.TempDir()
+	writePlaybook(t, home, "audit", "str")
+	for _, tt := range []struct {
+		name string
+		argv []string
+		want []string
+	}{
+		{"agent's PROMPT positional", []string{"agent", "echo", "the secret plan"}, []string{"the secret plan"}},
+		{"after --", []string{"agent", "echo", "--", "--looks-like-a-flag"}, []string{"--looks-like-a-flag"}},
+		{"after flags with values", []string{"fanout", "-n", "3", "--label", "nightly", "echo", "fan me"}, []string{"fan me"}},
+		{"flow's only positional", []string{"flow", "--spec=x.yaml", "flow words"}, []string{"flow words"}},
+		{"a play, its playbook's flags injected", []string{"play", "audit", "--note", "n", "play words"}, []string{"play words"}},
+		{"a prompt flag's value", []string{"agent", "--prompt-file=/p.md", "echo"}, []string{"/p.md"}},
+		{"no prompt at all", []string{"agent", "echo"}, nil},
+		{"flags that do not parse: every word", []string{"agent", "--bogus", "echo", "hidden"}, []string{"--bogus", "echo", "hidden"}},
+		{"not a spawn command: every word", []string{"team", "post", "t", "words"}, []string{"post", "t", "words"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := guard.Prompts(cli.NewRoot(cli.Options{}), tt.argv, injector(home))
+			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
+				t.Fatalf("Prompts(%q) = %q; want %q", tt.argv, got, tt.want)
+			}
+		})
+	}
+}

@@ -80,11 +80,18 @@ const (
 	UnknownSchedule Code = "unknown_schedule"
 	// UnknownTeam: no team has this name. Details: {"team": NAME}.
 	UnknownTeam Code = "unknown_team"
-	// AlreadyExists: a schedule or team with this name exists.
-	// Details: {"name": NAME}.
+	// AlreadyExists: a schedule or team with this name exists, or (limcp
+	// mcp install) the MCP client already has a server of this name.
+	// Details: {"name": NAME}; for install also "client", "scope" and
+	// "replaceable" (whether --force would replace it).
 	AlreadyExists Code = "already_exists"
 	// WaitFailed: `job wait` could not observe (the whole observation failed).
 	WaitFailed Code = "wait_failed"
+	// LimitReached: a bound of the state home is reached (package quota:
+	// its schedules, the rendered bytes of one run, the run data of the
+	// home); nothing was written. Details: {"limit": "schedules" |
+	// "run_bytes" | "home_bytes", "max": N, "used": M}.
+	LimitReached Code = "limit_reached"
 	// InventoryFailed: `limcp inventory --argparse` could not obtain the
 	// parser: Python is missing, the module does not import, the factory
 	// fails or returns something that is not a parser.
@@ -100,7 +107,7 @@ var Codes = []Code{
 	InvalidPlaybook, InvalidFlowSpec, InvalidCron, ProviderNotFound,
 	InvalidProviderConfig, InvalidConfig, SchemaOutdated, SchemaUnsupported, StoreCorrupt,
 	StoreBusy, StoreError, SpawnFailed, ShowKillUnsupported, KillPartial,
-	UnknownSchedule, UnknownTeam, AlreadyExists, WaitFailed, InventoryFailed, Internal,
+	UnknownSchedule, UnknownTeam, AlreadyExists, LimitReached, WaitFailed, InventoryFailed, Internal,
 }
 
 // Error is a limcp failure as a machine caller sees it. It is also a Go

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
 
@@ -44,6 +45,9 @@ func Launch(exe, home string, ids ...string) error {
 	defer log.Close()
 	cmd := exec.Command(exe, append([]string{"--home", home, DeliverCommand}, ids...)...)
 	cmd.Dir = home
+	// A delivery needs no variable a provider is given: it gets the
+	// environment rule alone, whoever launched it.
+	cmd.Env = runenv.ForRun(os.Environ())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

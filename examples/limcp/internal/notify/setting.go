@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/yamldoc"
@@ -51,9 +52,11 @@ const (
 	MaxAttempts        = 10
 )
 
-// Config is <home>/config.yaml. Only the notify section exists today.
+// Config is <home>/config.yaml: the notify section (this package's) and
+// the limits section (package quota's, resolved by quota.Resolve).
 type Config struct {
 	Notify ConfigNotify `yaml:"notify"`
+	Limits quota.Config `yaml:"limits"`
 }
 
 // ConfigNotify is the default notify setting of every run submitted with
@@ -84,6 +87,22 @@ func LoadConfig(home string) (Config, error) {
 		return Config{}, configErr(path, "", "%v", err)
 	}
 	return c, nil
+}
+
+// Limits returns the bounds of home's config.yaml (package quota): the
+// defaults for what it does not set. A config.yaml that does not load, or
+// a limits value that is not acceptable, is invalid_config.
+func Limits(home string) (quota.Limits, error) {
+	cfg, err := LoadConfig(home)
+	if err != nil {
+		return quota.Defaults, err
+	}
+	l, err := quota.Resolve(cfg.Limits)
+	var fe *quota.FieldError
+	if errors.As(err, &fe) {
+		return quota.Defaults, configErr(filepath.Join(home, ConfigFile), fe.Field, "%s", fe.Msg)
+	}
+	return l, err
 }
 
 func configErr(path, field, format string, args ...any) error {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
 
@@ -15,6 +16,21 @@ type Runtime struct {
 	Store *store.Store
 	Home  string
 	Exe   string // absolute path of the limcp binary
+	// Limits are the home's bounds on what a submit writes (package
+	// quota); nil means quota.Defaults.
+	Limits *quota.Limits
+	// Secrets are the providers' variables a worker was given on its
+	// descriptor (ReadSecrets); nil in a command that submits, which
+	// takes them from its own environment.
+	Secrets map[string]string
+}
+
+// limits are the bounds in force.
+func (rt *Runtime) limits() quota.Limits {
+	if rt.Limits == nil {
+		return quota.Defaults
+	}
+	return *rt.Limits
 }
 
 // Reason codes this package writes (domain.status.cause).

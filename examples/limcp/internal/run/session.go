@@ -177,7 +177,8 @@ func (rt *Runtime) startStep(ctx context.Context, sess store.Record, spec Sessio
 	if err != nil {
 		return nil, "", err
 	}
-	cmd, err := startWorker(rt.Exe, rt.Home, nr.ID)
+	// The step's worker gets its own provider's variables, no one else's.
+	cmd, err := startWorker(rt.Exe, rt.Home, nr.ID, secretsFor(rt.secrets(), st.Provider.Env))
 	if err != nil {
 		_, _ = rt.end(ctx, recs[0], store.StatusFailed, ReasonSpawnError, nil, ActorCoordinator)
 		return nil, nr.ID, err

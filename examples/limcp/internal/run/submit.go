@@ -103,8 +103,12 @@ func (rt *Runtime) SubmitAgent(ctx context.Context, model string, p Prompt, c Co
 		label = model
 	}
 	spec := InvocationSpec{Provider: prov, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
+	files := map[string]string{PromptFile: p.Text}
+	if err := rt.checkQuota(files, nil); err != nil {
+		return nil, err
+	}
 	id := store.NewID()
-	return rt.submit(ctx, id, map[string]string{PromptFile: p.Text}, p.Info, "",
+	return rt.submit(ctx, id, files, p.Info, "", prov.Env,
 		store.NewRecord{ID: id, Kind: store.KindInvocation, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
 }
 
@@ -214,9 +218,12 @@ func (rt *Runtime) resolveSteps(spec flow.Spec, what, file, prefix string) ([]St
 }
 
 func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps []StepSpec, files map[string]string, info PromptInfo, c Common) (*Submitted, error) {
+	if err := rt.checkQuota(files, steps); err != nil {
+		return nil, err
+	}
 	spec := SessionSpec{Mode: mode, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: info}
 	id := store.NewID()
-	return rt.submit(ctx, id, files, info, "",
+	return rt.submit(ctx, id, files, info, "", providerEnvNames(steps),
 		store.NewRecord{ID: id, Kind: store.KindSession, Label: label, Team: c.Team, Spec: mustJSON(spec), Notify: c.Notify})
 }
 
@@ -226,7 +233,10 @@ func (rt *Runtime) submitSession(ctx context.Context, mode, label string, steps 
 // starts the worker of the first. The run directory is removed if the
 // records cannot be written; once they are, a worker that cannot start
 // fails them (launch).
-func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]string, info PromptInfo, show string, recs ...store.NewRecord) (*Submitted, error) {
+//
+// envNames are the variables the run's providers pass through: their
+// values go to the worker on its descriptor (startWorker).
+func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]string, info PromptInfo, show string, envNames []string, recs ...store.NewRecord) (*Submitted, error) {
 	dir := Dir(rt.Home, dirID)
 	for name, text := range files {
 		if err := writeFile(filepath.Join(dir, name), []byte(text)); err != nil {
@@ -242,7 +252,7 @@ func (rt *Runtime) submit(ctx context.Context, dirID string, files map[string]st
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	sub, err := rt.launch(ctx, created[0])
+	sub, err := rt.launch(ctx, created[0], secretsFor(rt.secrets(), envNames))
 	if err != nil {
 		return nil, err
 	}
@@ -276,12 +286,15 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	if label == "" {
 		label = pb.Name
 	}
+	if err := rt.checkQuota(files, steps); err != nil {
+		return nil, err
+	}
 	playID, sessID := store.NewID(), store.NewID()
 	sspec := SessionSpec{Mode: ModePlay, Steps: steps, Cwd: c.Cwd, Timeout: Duration(c.Timeout), Prompt: p.Info}
 	pspec := PlaySpec{Playbook: pb.Name, Fingerprint: fingerprint, Args: args, Session: sessID, Show: show}
 	// The session's coordinator reads its step prompts from its own run
 	// directory; the play's worker is that coordinator.
-	sub, err := rt.submit(ctx, sessID, files, p.Info, show,
+	sub, err := rt.submit(ctx, sessID, files, p.Info, show, providerEnvNames(steps),
 		store.NewRecord{ID: playID, Kind: store.KindPlay, Label: label, Team: c.Team, Spec: mustJSON(pspec), Notify: c.Notify},
 		store.NewRecord{ID: sessID, Kind: store.KindSession, Parent: playID, Label: pb.Name, Spec: mustJSON(sspec), Notify: c.Notify})
 	if err != nil {
@@ -293,11 +306,40 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	return sub, nil
 }
 
+// RunBytes is what a run's prompts take in its run directories once
+// written: the files a submit writes (the prompt, each step's rendered
+// prompt), then each step's own copy, written when the step starts, with
+// the outputs of its dependencies appended (each at most MaxStepInput).
+// It is known before anything is written, so a run too large for the
+// home's bounds is refused whole.
+func RunBytes(files map[string]string, steps []StepSpec) int64 {
+	var n int64
+	for _, text := range files {
+		n += int64(len(text))
+	}
+	for _, st := range steps {
+		n += int64(len(files[st.PromptFile])) + int64(len(st.DependsOn))*MaxStepInput
+	}
+	return n
+}
+
+// checkQuota refuses a run whose prompts take more than the home's
+// run_bytes, or that would take the home's run data past home_bytes
+// (limit_reached, nothing written).
+func (rt *Runtime) checkQuota(files map[string]string, steps []StepSpec) error {
+	l := rt.limits()
+	n := RunBytes(files, steps)
+	if err := l.CheckRun(n); err != nil {
+		return err
+	}
+	return l.CheckHome(filepath.Join(rt.Home, RunsDir), n)
+}
+
 // launch starts the worker of a preparing record and returns the submit
 // result. A worker that cannot be started fails the record (and a play's
 // session with it) so nothing is left preparing forever.
-func (rt *Runtime) launch(ctx context.Context, rec store.Record) (*Submitted, error) {
-	cmd, err := startWorker(rt.Exe, rt.Home, rec.ID)
+func (rt *Runtime) launch(ctx context.Context, rec store.Record, secrets map[string]string) (*Submitted, error) {
+	cmd, err := startWorker(rt.Exe, rt.Home, rec.ID, secrets)
 	if err != nil {
 		rt.failUnstarted(ctx, rec)
 		return nil, machine.Errorf(machine.SpawnFailed, map[string]any{"id": rec.ID},

@@ -136,7 +136,7 @@ func (rt *Runtime) runInvocation(ctx context.Context, rec store.Record) error {
 	if spec.Provider.Echo != nil {
 		res = runEcho(runCtx, spec, filepath.Join(dir, PromptFile), stdout, stderr)
 	} else {
-		res = runCommand(runCtx, rec.ID, spec, dir, stdout, stderr)
+		res = runCommand(runCtx, rec.ID, spec, dir, rt.Secrets, stdout, stderr)
 	}
 	if res.external {
 		return nil
@@ -178,7 +178,7 @@ func runEcho(ctx context.Context, spec InvocationSpec, promptPath string, stdout
 	return exited(e.Exit)
 }
 
-func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string, stdout, stderr *os.File) providerResult {
+func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string, secrets map[string]string, stdout, stderr *os.File) providerResult {
 	argv, err := spec.Provider.Expand(provider.Vars{ID: id, Cwd: spec.Cwd, RunDir: dir})
 	if err != nil {
 		fmt.Fprintf(stderr, "limcp: provider %s: %v\n", spec.Provider.Provider, err)
@@ -205,7 +205,15 @@ func runCommand(ctx context.Context, id string, spec InvocationSpec, dir string,
 	}
 	// The provider sees the environment rule (package runenv) and what its
 	// providers.yaml entry names: never the secrets of whoever submitted.
-	cmd.Env = spec.Provider.Environ(os.Environ())
+	// Its own variables come from what the worker was given on its
+	// descriptor (never the worker's environment: startWorker).
+	base := os.Environ()
+	for _, name := range spec.Provider.Env {
+		if v, ok := secrets[name]; ok {
+			base = append(base, name+"="+v)
+		}
+	}
+	cmd.Env = spec.Provider.Environ(base)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "limcp: provider %s: cannot start %q: %v\n", spec.Provider.Provider, argv[0], err)
 		return providerResult{status: store.StatusFailed, reason: ReasonLaunchError}

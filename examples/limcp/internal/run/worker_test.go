@@ -25,13 +25,25 @@ import (
 // these tests drive real detached workers, sessions and providers without
 // building limcp.
 func TestMain(m *testing.M) {
-	if n := len(os.Args); n == 5 && os.Args[1] == "--home" && os.Args[3] == WorkerCommand {
-		os.Exit(workerMain(os.Args[2], os.Args[4]))
+	if n := len(os.Args); n >= 5 && os.Args[1] == "--home" && os.Args[3] == WorkerCommand {
+		envFD := -1
+		if n == 6 {
+			fmt.Sscanf(os.Args[4], "--"+EnvFDFlag+"=%d", &envFD)
+		}
+		os.Exit(workerMain(os.Args[2], os.Args[n-1], envFD))
 	}
 	os.Exit(m.Run())
 }
 
-func workerMain(home, id string) int {
+func workerMain(home, id string, envFD int) int {
+	var secrets map[string]string
+	if envFD >= 0 {
+		var err error
+		if secrets, err = ReadSecrets(envFD); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(home, "state.db"), store.Options{})
 	if err != nil {
@@ -44,7 +56,7 @@ func workerMain(home, id string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := (&Runtime{Store: st, Home: home, Exe: exe}).Work(ctx, id); err != nil {
+	if err := (&Runtime{Store: st, Home: home, Exe: exe, Secrets: secrets}).Work(ctx, id); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -3,6 +3,7 @@
 package runenv
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/verbsurface/verbsurface/dispatch"
@@ -25,6 +26,27 @@ func Build(base []string, pass ...string) []string {
 	out := env[:0]
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, Withheld+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// CommandOnly are the LIMCP_* variables a server sets for the one command
+// it runs (its timeout, its own pid: cli.CommandTimeoutEnv,
+// cli.ParentPIDEnv). They say nothing about a run, and a limcp command an
+// agent runs inside one must not take them for its own: [ForRun] drops
+// them.
+var CommandOnly = []string{"LIMCP_COMMAND_TIMEOUT", "LIMCP_PARENT_PID"}
+
+// ForRun is [Build] without [CommandOnly]: the environment of what
+// outlives the command that started it (a run's worker, a delivery).
+func ForRun(base []string, pass ...string) []string {
+	env := Build(base, pass...)
+	out := env[:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(CommandOnly, name) {
 			out = append(out, kv)
 		}
 	}

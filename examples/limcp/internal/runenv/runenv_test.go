@@ -31,3 +31,16 @@ func TestBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestForRun: what outlives a command never carries the server's
+// per-command variables, which would make a limcp an agent runs stop at
+// once (its parent is not the server).
+func TestForRun(t *testing.T) {
+	base := []string{"PATH=/bin", "LIMCP_HOME=/s", "LIMCP_COMMAND_TIMEOUT=30s", "LIMCP_PARENT_PID=1234", "LIMCP_MCP_TOKEN=tok"}
+	if diff := cmp.Diff([]string{"PATH=/bin", "LIMCP_HOME=/s"}, ForRun(base)); diff != "" {
+		t.Errorf("ForRun (-want +got):\n%s", diff)
+	}
+	if got := Build(base); len(got) != 4 {
+		t.Errorf("Build dropped a command's variable: %v", got)
+	}
+}

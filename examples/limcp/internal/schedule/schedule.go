@@ -34,23 +34,54 @@ type Started struct {
 	Refused bool `json:"refused,omitempty"`
 }
 
-// StartFunc starts a stored command and returns the id of the record it created.
-type StartFunc func(ctx context.Context, command []string) (id string, err error)
+// StartFunc starts a stored schedule's command (sc.Command, in sc.Cwd when
+// set) and returns the id of the record it created.
+type StartFunc func(ctx context.Context, sc store.Schedule) (id string, err error)
 
-// Tick starts every schedule due at now, in name order.
+// Deferred is a due schedule a tick left for a later one: its budget was
+// spent. It was not claimed, so it is still due.
+type Deferred struct {
+	Schedule string    `json:"schedule"`
+	Due      time.Time `json:"due"`
+}
+
+// Ticked is what one tick did.
+type Ticked struct {
+	Started  []Started  `json:"started"`
+	Deferred []Deferred `json:"deferred"`
+	// Spent is how many stored commands the tick ran (a refused one runs
+	// nothing and costs nothing): what it took of its budget.
+	Spent int `json:"spent"`
+}
+
+// Tick starts every schedule due at now, in name order, with no budget.
 func Tick(ctx context.Context, st *store.Store, now time.Time, start StartFunc) ([]Started, error) {
+	t, err := TickWithin(ctx, st, now, -1, start)
+	return t.Started, err
+}
+
+// TickWithin is [Tick] with a budget: it runs at most budget stored
+// commands (negative: no budget), each a run started on someone's behalf
+// as a direct submit would be, so the tick costs what those submits would.
+// The due schedules past the budget are deferred, in name order: not
+// claimed, they stay due for the next tick, and none is half-started.
+func TickWithin(ctx context.Context, st *store.Store, now time.Time, budget int, start StartFunc) (Ticked, error) {
+	out := Ticked{Started: []Started{}, Deferred: []Deferred{}}
 	all, err := st.Schedules(ctx)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	out := []Started{}
 	for _, sc := range all {
 		if sc.NextRunAt.After(now) {
 			continue
 		}
 		cs, err := Parse(sc.Cron)
 		if err != nil {
-			out = append(out, Started{Schedule: sc.Name, Due: sc.NextRunAt, Error: err.Error()})
+			out.Started = append(out.Started, Started{Schedule: sc.Name, Due: sc.NextRunAt, Error: err.Error()})
+			continue
+		}
+		if budget >= 0 && out.Spent >= budget {
+			out.Deferred = append(out.Deferred, Deferred{Schedule: sc.Name, Due: sc.NextRunAt})
 			continue
 		}
 		next := cs.Next(now)
@@ -62,15 +93,18 @@ func Tick(ctx context.Context, st *store.Store, now time.Time, start StartFunc) 
 			continue // another tick claimed this occurrence
 		}
 		s := Started{Schedule: sc.Name, Due: sc.NextRunAt, NextRun: next}
-		id, err := start(ctx, sc.Command)
+		id, err := start(ctx, sc)
 		s.ID = id
 		if err != nil {
 			s.Error = err.Error()
 			var r *guard.Refusal
 			s.Refused = errors.As(err, &r)
 		}
+		if !s.Refused {
+			out.Spent++
+		}
 		_ = st.RecordScheduleRun(ctx, sc.Name, s.ID, s.Error)
-		out = append(out, s)
+		out.Started = append(out.Started, s)
 	}
 	return out, nil
 }

@@ -38,8 +38,8 @@ func ExampleTick() {
 	due := time.Date(2030, 1, 1, 3, 0, 0, 0, time.UTC)
 	st.AddSchedule(ctx, store.Schedule{Name: "nightly", Cron: "0 3 * * *", Command: []string{"agent", "echo", "check"}, NextRunAt: due})
 
-	start := func(_ context.Context, argv []string) (string, error) {
-		fmt.Println("start", strings.Join(argv, " "))
+	start := func(_ context.Context, sc store.Schedule) (string, error) {
+		fmt.Println("start", strings.Join(sc.Command, " "))
 		return "0123456789abcdef", nil
 	}
 	now := due.Add(time.Minute)

@@ -3,12 +3,14 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 )
@@ -50,7 +52,8 @@ func TestTick(t *testing.T) {
 	add("later", "0 * * * *", base.Add(time.Hour), "agent", "echo", "later")
 	add("broken", "0 * * * *", base, "agent", "fails")
 	var calls atomic.Int64
-	start := func(_ context.Context, argv []string) (string, error) {
+	start := func(_ context.Context, sc store.Schedule) (string, error) {
+		argv := sc.Command
 		calls.Add(1)
 		if argv[1] == "fails" {
 			return "", errors.New("provider_not_found: nope")
@@ -98,7 +101,7 @@ func TestConcurrentTicksStartAnOccurrenceOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := Tick(ctx, st, base, func(context.Context, []string) (string, error) { calls.Add(1); return "id", nil }); err != nil {
+			if _, err := Tick(ctx, st, base, func(context.Context, store.Schedule) (string, error) { calls.Add(1); return "id", nil }); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -106,5 +109,60 @@ func TestConcurrentTicksStartAnOccurrenceOnce(t *testing.T) {
 	wg.Wait()
 	if calls.Load() != 1 {
 		t.Fatalf("8 concurrent ticks started %d runs; want 1", calls.Load())
+	}
+}
+
+// TestTickWithinBudget: a tick with a budget runs at most that many stored
+// commands, in name order; the rest are deferred, unclaimed, so the next
+// tick finds them still due. A command the guard refuses runs nothing and
+// costs nothing; a command that fails to start costs what a failed
+// submit costs.
+func TestTickWithinBudget(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t)
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, name := range []string{"a-refused", "b", "c-fails", "d", "e"} {
+		if _, err := st.AddSchedule(ctx, store.Schedule{Name: name, Cron: "0 * * * *", Command: []string{"agent", "echo", name}, NextRunAt: base}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ran []string
+	start := func(_ context.Context, sc store.Schedule) (string, error) {
+		switch sc.Name {
+		case "a-refused":
+			return "", &guard.Refusal{Forbidden: "notify-command", Reason: "refused"}
+		case "c-fails":
+			ran = append(ran, sc.Name)
+			return "", errors.New("provider_not_found")
+		}
+		ran = append(ran, sc.Name)
+		return "id-" + sc.Name, nil
+	}
+	got, err := TickWithin(ctx, st, base, 2, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ds []Deferred) (out []string) {
+		for _, d := range ds {
+			out = append(out, d.Schedule)
+		}
+		return out
+	}
+	if got.Spent != 2 || fmt.Sprint(ran) != "[b c-fails]" || fmt.Sprint(names(got.Deferred)) != "[d e]" || len(got.Started) != 3 {
+		t.Fatalf("TickWithin(2) = %+v, ran %v; want a refused (free), b and c-fails run, d and e deferred", got, ran)
+	}
+	for _, name := range []string{"d", "e"} {
+		if sc, _ := st.GetSchedule(ctx, name); !sc.NextRunAt.Equal(base) || !sc.LastRunAt.IsZero() {
+			t.Fatalf("deferred %s was claimed: %+v", name, sc)
+		}
+	}
+	ran = nil
+	again, _ := TickWithin(ctx, st, base, 0, start)
+	if again.Spent != 0 || len(ran) != 0 || fmt.Sprint(names(again.Deferred)) != "[d e]" {
+		t.Fatalf("TickWithin(0) = %+v, ran %v; want nothing run, d and e deferred again", again, ran)
+	}
+	rest, _ := TickWithin(ctx, st, base, -1, start)
+	if rest.Spent != 2 || fmt.Sprint(ran) != "[d e]" || len(rest.Deferred) != 0 {
+		t.Fatalf("TickWithin(-1) = %+v, ran %v; want the deferred two started", rest, ran)
 	}
 }

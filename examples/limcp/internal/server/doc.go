@@ -24,6 +24,13 @@
 // injects the playbook's args through playbook.Inject), the observe verbs
 // job.status, job.output, job.list, job.wait and the read-only long tail,
 // and the control verbs job.kill, schedule.add|remove|tick, team.create|post.
+// schedule.tick starts runs, so it is marked verbsurface.Verb.Spawns and
+// pays for them: its handler counts the schedules due, takes that many
+// tokens of the caller's spawn bucket and, under a policy's live_runs, no
+// more than may still be live, and runs `limcp schedule tick
+// --spawn-budget=N`, which starts at most N and defers the rest (still
+// due); the unspent tokens go back. --now and --spawn-budget are in
+// [ExcludedFlags]: no caller chooses the clock or the budget.
 // state migrate, plugin trust and hooks trust are fenced
 // (verbsurface.DefaultFence). The v1 tool names are synonyms until
 // [SynonymSunset], already past: they are rejected naming the verb to use.
@@ -52,6 +59,19 @@
 // A handler over package kill: the record's kind comes from `limcp job
 // status`, kill.Decide chooses, and the kill is delegated to `limcp kill`,
 // which reaps transitively and records every end. No raw-signal fallback.
+//
+// # Secrets and paths
+//
+// The commands that start runs (agent, fanout, flow, play, schedule tick)
+// get the variables providers.yaml passes through; every other command
+// does not, and a run's worker gets them on a pipe, never in its
+// environment. Every limcp process is undumpable (internal/nodump), and
+// the bearer token leaves the server's environment once read. Every error
+// a command returns is scrubbed of the server's paths before a caller
+// reads it (the executable reads limcp, the home $LIMCP_HOME, the server's
+// directory .). Each command carries the server's timeout and pid
+// (LIMCP_COMMAND_TIMEOUT, LIMCP_PARENT_PID) and stops itself once the
+// server is gone, where no parent-death signal reaches it.
 //
 // # One writer
 //

@@ -14,9 +14,10 @@ import (
 
 // TestCommandEnvironment: the CLI commands the server runs see the
 // environment rule — no canary secret, no bearer token — but the server's
-// home and notify URL, LIMCP_* and the names providers.yaml passes
-// through. The "CLI" is a script that reports what it sees as a machine
-// result.
+// home and notify URL and LIMCP_*; the names providers.yaml passes
+// through reach only the commands that start runs (agent.submit here),
+// never an observe command. The "CLI" is a script that reports what it
+// sees as a machine result.
 func TestCommandEnvironment(t *testing.T) {
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "providers.yaml"),
@@ -38,19 +39,30 @@ printf '{"result_version":1,"ok":true,"data":{"canary":"%s","token":"%s","declar
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	resp := srv.Surface().Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"job.status","args":{"ids":["abcdefgh"]}}]}`), nil)
-	if len(resp.Results) != 1 || !resp.Results[0].OK {
-		t.Fatalf("job.status: %s", resp.JSON())
+	var help struct {
+		Help struct {
+			SchemaFingerprint string `json:"schema_fingerprint"`
+		} `json:"help"`
 	}
-	var got map[string]string
-	if err := json.Unmarshal(resp.Results[0].Result, &got); err != nil {
+	if err := json.Unmarshal(srv.Surface().Handle(context.Background(), json.RawMessage(`{"help":"agent.submit"}`), nil).JSON(), &help); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"canary": "unset", "token": "unset", "declared": "key", "home": home,
-		"notify": srv.NotifyURL(), "other": "kept", "path": "/usr/bin:/bin"}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("the CLI command sees %s = %q; want %q", k, got[k], v)
+	resp := srv.Surface().Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"job.status","args":{"ids":["abcdefgh"]}},`+
+		`{"op":"agent.submit","args":{"model":"echo","prompt":"x"},"fingerprint":"`+help.Help.SchemaFingerprint+`"}]}`), nil)
+	if len(resp.Results) != 2 || !resp.Results[0].OK || !resp.Results[1].OK {
+		t.Fatalf("job.status, agent.submit: %s", resp.JSON())
+	}
+	for i, declared := range []string{"unset", "key"} {
+		var got map[string]string
+		if err := json.Unmarshal(resp.Results[i].Result, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"canary": "unset", "token": "unset", "declared": declared, "home": home,
+			"notify": srv.NotifyURL(), "other": "kept", "path": "/usr/bin:/bin"}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: the CLI command sees %s = %q; want %q", resp.Results[i].Op, k, got[k], v)
+			}
 		}
 	}
 }

@@ -38,6 +38,20 @@ const DefaultSessionTimeout = mcphttp.DefaultSessionTimeout
 // once when [HTTPOptions.MaxSessions] is zero.
 const DefaultMaxSessions = mcphttp.DefaultMaxSessions
 
+// The connection and body bounds of the HTTP face, when the
+// [HTTPOptions] fields are zero (mcphttp's defaults; --max-conns,
+// --read-timeout, --write-timeout, --idle-timeout, --max-body-bytes,
+// --max-decoding-bytes).
+const (
+	DefaultMaxConns          = mcphttp.DefaultMaxConns
+	DefaultReadTimeout       = mcphttp.DefaultReadTimeout
+	DefaultWriteTimeout      = mcphttp.DefaultWriteTimeout
+	DefaultIdleTimeout       = mcphttp.DefaultIdleTimeout
+	DefaultMaxBodyBytes      = mcphttp.DefaultMaxBodyBytes
+	DefaultMaxDecodingBytes  = mcphttp.DefaultMaxDecodingBytes
+	DefaultReadHeaderTimeout = mcphttp.DefaultReadHeaderTimeout
+)
+
 // ErrNonLoopback is returned by Listen when the address is not a loopback
 // one and no token is configured.
 var ErrNonLoopback = mcphttp.ErrNonLoopback
@@ -77,14 +91,15 @@ func Listen(addr, token string) (net.Listener, error) {
 
 // HTTPHandler returns the streamable HTTP handler of the one tool, at
 // HTTPPath, with every check of mcphttp.Handler (in its order: Origin,
-// bearer token, session cap, the SDK's DNS-rebinding check and idle
-// timer).
+// bearer token, body gate, session cap, the SDK's DNS-rebinding check and
+// idle timer).
 func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	return mcphttp.Handler(s.mcp, limcpHTTP(opts))
 }
 
 // ServeHTTP serves streamable HTTP on ln until ctx ends, then shuts down
-// (in-flight requests get a few seconds).
+// (in-flight requests get a few seconds), with mcphttp.Serve's bounds on
+// every connection (timeouts, the connection cap).
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
 	return mcphttp.Serve(ctx, ln, s.mcp, limcpHTTP(opts))
 }

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"strings"
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
@@ -43,9 +44,18 @@ func (s *Server) killRunner(grace time.Duration) (kill.Runner, error) {
 	if grace <= 0 {
 		grace = kill.DefaultGrace
 	}
-	r, err := dispatch.NewRunner(s.exe, &dispatch.Options{Env: s.env, Timeout: 2*time.Minute + 4*grace})
-	if err != nil {
-		return nil, err
+	timeout := 2*time.Minute + 4*grace
+	env := make([]string, 0, len(s.env))
+	for _, kv := range s.env {
+		if !strings.HasPrefix(kv, CommandTimeoutEnv+"=") {
+			env = append(env, kv)
+		}
 	}
-	return r, nil
+	// The kill's own timeout, which the CLI's deadline follows.
+	env = append(env, CommandTimeoutEnv+"="+timeout.String())
+	r, err := dispatch.NewRunner(s.exe, &dispatch.Options{Env: env, Timeout: timeout})
+	if err != nil {
+		return nil, s.scrub.err(err)
+	}
+	return s.scrub.runner(r), nil
 }

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -60,16 +63,46 @@ func (l *livePolicy) admit(ctx context.Context, op verbsurface.PolicyOp) error {
 // it is judged against the live_runs limit.
 const liveSettle = 5 * time.Second
 
-func (l *livePolicy) release() {
+func (l *livePolicy) release() { l.releaseN(1) }
+
+// reserve admits up to n runs at once (a tick's): as many as fit under the
+// limit now, counted through the CLI plus the admitted ops still in
+// flight. Those admitted are pending until releaseN. It never waits: a
+// run counted twice (pending and already in the store) only makes it
+// admit fewer, the safe side.
+func (l *livePolicy) reserve(ctx context.Context, n int) (int, error) {
 	l.mu.Lock()
-	l.pending--
+	defer l.mu.Unlock()
+	live, err := l.count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+	}
+	got := max(0, min(n, l.max-live-l.pending))
+	l.pending += got
+	return got, nil
+}
+
+// headroom is how many more runs the limit admits now.
+func (l *livePolicy) headroom(ctx context.Context) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	live, err := l.count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+	}
+	return max(0, l.max-live-l.pending), nil
+}
+
+func (l *livePolicy) releaseN(n int) {
+	l.mu.Lock()
+	l.pending -= n
 	l.mu.Unlock()
 }
 
 // countLive counts the active records through the CLI, as any reader of
 // the store would: `limcp monitor --json`.
 func (s *Server) countLive(ctx context.Context) (int, error) {
-	data, err := s.runner.Run(ctx, []string{"monitor", "--json"})
+	data, err := s.scrub.runner(s.runner).Run(ctx, []string{"monitor", "--json"})
 	if err != nil {
 		return 0, err
 	}
@@ -102,7 +135,7 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 		Result: rec.Code, DurationMS: float64(rec.Duration.Microseconds()) / 1000,
 	}
 	if s.opts.Audit.Args() && rec.Args != nil {
-		line.Args = policy.RedactArgs(rec.Args)
+		line.Args = policy.RedactArgs(rec.Args, s.storedPrompts(rec)...)
 	}
 	if rec.Class == verbsurface.ClassSpawn && rec.Code == "ok" {
 		var sub struct {
@@ -110,6 +143,21 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 		}
 		if json.Unmarshal(rec.Result, &sub) == nil && sub.ID != "" {
 			line.RunIDs = []string{sub.ID}
+		}
+	}
+	if rec.Verb == "schedule.tick" && rec.Code == "ok" {
+		// A tick starts runs too: the audit names them as a submit's.
+		var tick struct {
+			Started []struct {
+				ID string `json:"id"`
+			} `json:"started"`
+		}
+		if json.Unmarshal(rec.Result, &tick) == nil {
+			for _, st := range tick.Started {
+				if st.ID != "" {
+					line.RunIDs = append(line.RunIDs, st.ID)
+				}
+			}
 		}
 	}
 	// An audit that cannot be written must not fail the op, which already
@@ -141,3 +189,23 @@ func (s *Server) Policy() *policy.Policy { return s.pol }
 // PolicyVerbs returns what a policy file is checked against: the server's
 // verbs with their live parameters.
 func (s *Server) PolicyVerbs(ctx context.Context) []policy.Verb { return s.surface.PolicyVerbs(ctx) }
+
+// storedPrompts are the prompts inside a schedule.add's stored command,
+// found by parsing it as the guard does (guard.Prompts), so the audit
+// redacts them like any other prompt: a command is an argv, and its
+// PROMPT is a word like any other.
+func (s *Server) storedPrompts(rec *verbsurface.OpRecord) []string {
+	if rec.Verb != "schedule.add" {
+		return nil
+	}
+	words, _ := rec.Args["command"].([]any)
+	argv := make([]string, 0, len(words))
+	for _, w := range words {
+		str, _ := w.(string)
+		argv = append(argv, str)
+	}
+	return guard.Prompts(s.opts.NewRoot(), argv, func(root *cobra.Command, name string) error {
+		_, err := playbook.Inject(root, s.opts.Home, name)
+		return err
+	})
+}

@@ -4,10 +4,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,10 +18,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/dispatch"
-	"github.com/verbsurface/verbsurface/examples/limcp/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/guard"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/runenv"
+	"github.com/verbsurface/verbsurface/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
@@ -45,6 +49,9 @@ type Options struct {
 	// file access: every path argument is refused, saying the operator can
 	// start the server with --root DIR.
 	Roots []string
+	// AllowHardLinks admits a file with more than one name under the roots
+	// (verbsurface.Options.AllowHardLinks, --allow-hard-links).
+	AllowHardLinks bool
 
 	// Env is what the CLI commands' environment is built from: it is
 	// narrowed by the environment rule of package runenv, then the server
@@ -121,16 +128,21 @@ type Server struct {
 	exeTree verbsurface.TreeSource // the walked tree, while the executable is unchanged
 	runner  *dispatch.Runner
 	env     []string // every command's environment (commandEnv), built once at start
-	surface *verbsurface.Surface
-	tree    *projector.Tree
-	walk    *fromcobra.Options
-	hub     *wakeHub
-	models  *liveModels
-	watcher *storeWatcher
-	notify  *notifyEndpoint
-	mcp     *mcp.Server
-	pol     *policy.Policy // Options.PolicyFile, loaded; nil without one
-	live    *livePolicy    // the policy's live_runs limit; nil without one
+	// spawnRunner runs the commands that start runs, with spawnEnv: env
+	// plus the variables providers.yaml passes through (route).
+	spawnRunner *dispatch.Runner
+	spawnEnv    []string
+	scrub       *scrubber // every error's words, without the server's paths
+	surface     *verbsurface.Surface
+	tree        *projector.Tree
+	walk        *fromcobra.Options
+	hub         *wakeHub
+	models      *liveModels
+	watcher     *storeWatcher
+	notify      *notifyEndpoint
+	mcp         *mcp.Server
+	pol         *policy.Policy // Options.PolicyFile, loaded; nil without one
+	live        *livePolicy    // the policy's live_runs limit; nil without one
 
 	closeOnce sync.Once
 }
@@ -141,6 +153,10 @@ type Server struct {
 const (
 	HomeEnv   = "LIMCP_HOME"
 	StoreFile = "state.db"
+	// CommandTimeoutEnv and ParentPIDEnv are cli's: the server's
+	// per-command timeout and its pid, in every command's environment.
+	CommandTimeoutEnv = "LIMCP_COMMAND_TIMEOUT"
+	ParentPIDEnv      = "LIMCP_PARENT_PID"
 )
 
 // NoRootsHint ends the refusal of a path argument by a server without
@@ -183,7 +199,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: starting the notify endpoint: %w", err)
 		}
 	}
-	s.env = s.commandEnv()
+	s.env, s.spawnEnv = s.commandEnv(false), s.commandEnv(true)
 	s.models = newLiveModels(opts.Home, s.env)
 	s.runner, err = dispatch.NewRunner(exe, &dispatch.Options{Env: s.env, Timeout: opts.Timeout})
 	if err != nil {
@@ -191,6 +207,11 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.exe = s.runner.Path()
+	s.scrub = newScrubber(s.exe, opts.Home)
+	if s.spawnRunner, err = dispatch.NewRunner(s.exe, &dispatch.Options{Env: s.spawnEnv, Timeout: opts.Timeout}); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// The schemas come from the tree compiled into this process; once the
 	// binary the server dispatches to is replaced, a request gets
 	// unavailable_verb saying to restart, never a stale schema.
@@ -205,7 +226,7 @@ func New(opts Options) (*Server, error) {
 	}
 	sopts := verbsurface.Options{
 		Source:        s.treeSource,
-		Runner:        s.runner,
+		Runner:        verbsurface.RunnerFunc(s.route),
 		Machine:       verbsurface.Machine{Args: []string{"--json"}},
 		Policy:        s.policy,
 		SynonymSunset: SynonymSunset,
@@ -214,6 +235,8 @@ func New(opts Options) (*Server, error) {
 		ReadOnly:      opts.ReadOnly,
 		Roots:         opts.Roots,
 		NoRootsHint:   NoRootsHint,
+
+		AllowHardLinks: opts.AllowHardLinks,
 
 		MaxInFlight:      opts.Limits.MaxInFlight,
 		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
@@ -262,32 +285,69 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// commandEnv is the environment of every CLI command: the base environment
-// narrowed by the environment rule (package runenv: the allowlist, LIMCP_*
-// but the bearer token, and the names providers.yaml passes through, read
-// when the server starts), with LIMCP_HOME set to the server's home and,
-// when the notify endpoint runs, LIMCP_NOTIFY_URL set to it. A secret in
-// the server's environment that providers.yaml does not name never reaches
-// a command, nor the runs it starts.
-func (s *Server) commandEnv() []string {
+// commandEnv is the environment of the CLI commands: the base
+// environment narrowed by the environment rule (package runenv: the
+// allowlist, LIMCP_* but the bearer token), with LIMCP_HOME set to the
+// server's home and, when the notify endpoint runs, LIMCP_NOTIFY_URL set
+// to it. With providers, it also keeps the names providers.yaml passes
+// through (read when the server starts): the environment of the commands
+// that start runs (route), which hand them on to their runs' workers on a
+// pipe. A secret in the server's environment that providers.yaml does not
+// name never reaches a command, nor the runs it starts, and one it names
+// reaches only the commands that need it.
+func (s *Server) commandEnv(providers bool) []string {
 	base := s.opts.Env
 	if base == nil {
 		base = os.Environ()
 	}
-	cfg, _ := provider.LoadConfig(s.opts.Home) // a broken file is the CLI's to report, at submit
-	base = runenv.Build(base, cfg.EnvNames()...)
+	var names []string
+	if providers {
+		cfg, _ := provider.LoadConfig(s.opts.Home) // a broken file is the CLI's to report, at submit
+		names = cfg.EnvNames()
+	}
+	base = runenv.Build(base, names...)
 	env := make([]string, 0, len(base)+2)
 	for _, kv := range base {
-		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") {
+		if strings.HasPrefix(kv, HomeEnv+"=") || strings.HasPrefix(kv, NotifyURLEnv+"=") || strings.HasPrefix(kv, CommandTimeoutEnv+"=") || strings.HasPrefix(kv, ParentPIDEnv+"=") {
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env, HomeEnv+"="+s.opts.Home)
+	// Each command stops itself once this server is gone, or past the
+	// timeout (cli.CommandTimeoutEnv): where no parent-death signal
+	// reaches it (macOS), nothing else would.
+	timeout := s.opts.Timeout
+	if timeout <= 0 {
+		timeout = dispatch.DefaultTimeout
+	}
+	env = append(env, CommandTimeoutEnv+"="+timeout.String(), ParentPIDEnv+"="+strconv.Itoa(os.Getpid()))
 	if s.notify != nil {
 		env = append(env, NotifyURLEnv+"="+s.notify.url)
 	}
 	return env
+}
+
+// route runs a command through the runner its environment calls for: the
+// commands that start runs (agent, fanout, flow, play, schedule tick)
+// with the providers' variables, every other one without them, so a
+// secret exists only in the processes that hand it to a run.
+func (s *Server) route(ctx context.Context, argv []string) (json.RawMessage, error) {
+	if startsRuns(argv) {
+		return s.scrub.runner(s.spawnRunner).Run(ctx, argv)
+	}
+	return s.scrub.runner(s.runner).Run(ctx, argv)
+}
+
+// startsRuns reports whether argv is a command that starts runs.
+func startsRuns(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	if slices.Contains(guard.SpawnCommands, argv[0]) {
+		return true
+	}
+	return len(argv) > 1 && argv[0] == "schedule" && argv[1] == "tick"
 }
 
 // treeSource is the surface's TreeSource: the tree walked at start, as
@@ -297,7 +357,7 @@ func (s *Server) commandEnv() []string {
 func (s *Server) treeSource(ctx context.Context) (*projector.Tree, error) {
 	t, err := s.exeTree(ctx)
 	if err != nil {
-		return nil, err
+		return nil, s.scrub.err(err)
 	}
 	return s.models.treeOf(t), nil
 }

@@ -56,6 +56,12 @@ func TestServerCannotWriteTheStore(t *testing.T) {
 	if server.HomeEnv != cli.HomeEnv || server.StoreFile != cli.StoreFile {
 		t.Errorf("server.HomeEnv/StoreFile = %q/%q; cli has %q/%q", server.HomeEnv, server.StoreFile, cli.HomeEnv, cli.StoreFile)
 	}
+	if server.CommandTimeoutEnv != cli.CommandTimeoutEnv || server.ParentPIDEnv != cli.ParentPIDEnv {
+		t.Errorf("server.CommandTimeoutEnv = %q; cli has %q", server.CommandTimeoutEnv, cli.CommandTimeoutEnv)
+	}
+	if server.SpawnBudgetFlag != cli.SpawnBudgetFlag {
+		t.Errorf("server.SpawnBudgetFlag = %q; cli has %q", server.SpawnBudgetFlag, cli.SpawnBudgetFlag)
+	}
 	// The token the environment rule withholds is the server's.
 	if server.TokenEnv != runenv.Withheld {
 		t.Errorf("server.TokenEnv = %q; runenv withholds %q", server.TokenEnv, runenv.Withheld)

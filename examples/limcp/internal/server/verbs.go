@@ -25,7 +25,12 @@ import (
 // prints a submit for a person's script; the server reads the machine
 // result). They are left out of the walk, so no schema carries them and
 // nothing can render them.
-var ExcludedFlags = append(append([]string(nil), guard.Forbidden...), "quiet")
+//
+// "now" and "spawn-budget" (schedule tick's clock and budget) are excluded
+// too: a caller who chose the clock could make every schedule due at will,
+// and one who set the budget could lift the spawn limits; the server sets
+// the budget itself (scheduleTick).
+var ExcludedFlags = append(append([]string(nil), guard.Forbidden...), "quiet", "now", SpawnBudgetFlag)
 
 // SynonymSunset is when the v1 tool names stop being accepted as synonyms:
 // already past, so they are rejected with the verb to use.
@@ -75,7 +80,7 @@ var verbTable = []verbSpec{
 	{name: "schedule.remove", class: verbsurface.ClassControl, path: []string{"schedule", "remove"},
 		summary: "remove a schedule"},
 	{name: "schedule.tick", class: verbsurface.ClassControl, path: []string{"schedule", "tick"},
-		summary: "start every schedule that is due"},
+		summary: "start due schedules, within the spawn limits"},
 
 	{name: "team.create", class: verbsurface.ClassControl, path: []string{"team", "create"},
 		summary: "create a team board"},
@@ -144,6 +149,10 @@ func (s *Server) register() (*verbsurface.Registry, error) {
 			v.Handler = s.jobKill()
 		case "play.submit":
 			v.Dynamic = &verbsurface.Dynamic{Param: "playbook", Inject: s.injectPlaybook}
+		case "schedule.tick":
+			// It starts runs: each one counts as a submit would
+			// (verbsurface.Verb.Spawns, scheduleTick).
+			v.Spawns, v.Handler = true, s.scheduleTick()
 		}
 		if err := reg.Register(v); err != nil {
 			return nil, fmt.Errorf("server: registering %s: %w", spec.name, err)
@@ -180,6 +189,17 @@ func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
 	}
 	if err := s.storedCommandGuard(op); err != nil {
 		return err
+	}
+	if s.live != nil && op.Verb == "schedule.tick" {
+		// A tick starts runs like a submit: refused, like one, when the
+		// live runs are at the limit (its handler reserves what is left).
+		room, err := s.live.headroom(ctx)
+		if err != nil {
+			return err
+		}
+		if room == 0 {
+			return fmt.Errorf("the policy allows %d live runs at once and they are live; no schedule was started: wait for one to end (job.wait) and resend", s.live.max)
+		}
 	}
 	if s.live != nil {
 		// Last: an op it admits is pending until onOp releases it.

@@ -1,6 +1,7 @@
 package buildinfo
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -30,5 +31,12 @@ func TestFromBuildInfo(t *testing.T) {
 func TestVersionIsNeverEmpty(t *testing.T) {
 	if Version() == "" {
 		t.Fatal("Version() is empty")
+	}
+}
+
+func TestLine(t *testing.T) {
+	want := "limcp version " + Version() + " (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+	if got := Line("limcp"); got != want {
+		t.Errorf("Line = %q, want %q", got, want)
 	}
 }

@@ -1,16 +1,18 @@
-// Package buildinfo says which limcp this is, from the build information
-// the Go toolchain records in every binary. The CLI (`limcp version`,
-// `--version`) and the MCP server (serverInfo.version) both read it here,
-// so the two can never disagree.
+// Package buildinfo says which build of the module's programs this is, from
+// the build information the Go toolchain records in every binary. limcp
+// and verbsurface both read it here for their version line (`PROGRAM
+// version`, `PROGRAM --version`) and the MCP serverInfo.version, so no two
+// of them can disagree.
 package buildinfo
 
 import (
+	"runtime"
 	"runtime/debug"
 	"strings"
 )
 
-// Version returns limcp's version: the module version when limcp was
-// installed as a module (`go install …/examples/limcp@v1.2.3` gives
+// Version returns the running program's version: the module version when
+// it was installed as a module (`go install …/examples/limcp@v1.2.3` gives
 // "v1.2.3"); otherwise "devel", followed by the VCS revision (12 hex
 // digits) and "+dirty" when the build recorded them (a build from a
 // clone). It never returns "".
@@ -48,4 +50,10 @@ func fromBuildInfo(bi *debug.BuildInfo) string {
 		}
 	}
 	return b.String()
+}
+
+// Line is the one line `PROGRAM version` and `PROGRAM --version` both
+// print: "limcp version devel-0123456789ab (go1.26.8, linux/amd64)".
+func Line(program string) string {
+	return program + " version " + Version() + " (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"
 }

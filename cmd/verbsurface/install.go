@@ -1,0 +1,134 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/internal/clientconfig"
+	"github.com/verbsurface/verbsurface/mcphttp"
+)
+
+// newInstallCmd is `verbsurface install CLIENT -c FILE`: connect an MCP
+// client to `verbsurface serve -c FILE` in one command, as `limcp mcp
+// install` does for limcp (package clientconfig does the work). file is
+// the -c flag's value, which the caller registers.
+func newInstallCmd(file *string, stdout io.Writer) *cobra.Command {
+	var name, httpURL, tokenEnvName string
+	var printOnly, force bool
+	c := &cobra.Command{
+		Use:   "install CLIENT -c FILE",
+		Short: "connect an MCP client (" + strings.Join(clientconfig.Names(), ", ") + ") to serve -c FILE",
+		Long: `Add "verbsurface serve -c FILE" to a client's user-wide configuration:
+claude (Claude Code, user scope), codex, gemini (user scope), cursor
+(~/.cursor/mcp.json) or vscode (code --add-mcp, or the user profile's
+mcp.json). The client starts this executable by its absolute path with the
+configuration's absolute path, under the configuration's name (--name to
+choose another). --http ADDR|URL connects to a running "serve --http"
+instead, the client reading the bearer token from $` + tokenEnv + ` (or
+--token-env VAR) when it connects; the token is never stored.
+
+A client that already has a server of that name is left alone unless
+--force; --print shows the command or file content instead of applying it.
+See docs/clients.md.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			client, err := clientconfig.Lookup(args[0])
+			if err != nil {
+				return err
+			}
+			if *file == "" {
+				return errors.New("-c FILE is required (the YAML configuration the client will serve)")
+			}
+			cfg, err := LoadConfig(*file)
+			if err != nil {
+				return err
+			}
+			if name == "" {
+				name = clientName(cfg.Name)
+			}
+			s := &clientconfig.Server{Name: name}
+			if httpURL != "" {
+				s.URL = httpEndpoint(httpURL)
+				s.TokenEnv = tokenEnvName
+				s.TokenHint = "`verbsurface serve --http` keeps a generated one in " + tokenPathHint(cfg.Name)
+			} else {
+				if cmd.Flags().Changed("token-env") {
+					return errors.New("--token-env applies to --http only")
+				}
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("cannot find the verbsurface executable for the client to start: %v", err)
+				}
+				abs, err := filepath.Abs(*file)
+				if err != nil {
+					return err
+				}
+				s.Command, s.Args = exe, []string{"serve", "-c", abs}
+			}
+			if printOnly {
+				text, err := client.Print(s, nil)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprint(stdout, text)
+				return err
+			}
+			_, err = client.Install(cmd.Context(), s, &clientconfig.Options{Force: force, Out: stdout})
+			return err
+		},
+	}
+	c.Flags().StringVar(&name, "name", "", "the name the client knows the server by (default: the configuration's name)")
+	c.Flags().BoolVar(&printOnly, "print", false, "print the command or configuration instead of applying it")
+	c.Flags().BoolVar(&force, "force", false, "replace a server of the same name the client already has")
+	c.Flags().StringVar(&httpURL, "http", "", "connect to a running `verbsurface serve --http` at this ADDR (as given to it) or URL")
+	c.Flags().StringVar(&tokenEnvName, "token-env", tokenEnv, "with --http: the environment variable the client reads the bearer token from")
+	return c
+}
+
+var notClientName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// clientName is a configuration's name as every client accepts one
+// (letters, digits, - and _): "notes.v2" becomes "notes-v2".
+func clientName(name string) string {
+	n := strings.Trim(notClientName.ReplaceAllString(name, "-"), "-")
+	if n == "" {
+		return "verbsurface"
+	}
+	return n
+}
+
+// httpEndpoint makes an ADDR, as `serve --http` takes it, the URL it
+// serves; a URL is kept as given.
+func httpEndpoint(v string) string {
+	if strings.Contains(v, "://") {
+		return v
+	}
+	return "http://" + v + mcphttp.Path
+}
+
+// tokenPathHint is where serve --http generates its token (tokenDir,
+// without creating anything).
+func tokenPathHint(name string) string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) {
+		base = "~/.local/state"
+	}
+	return filepath.Join(base, "verbsurface", name, tokenFileName)
+}
+
+// absPath is p made absolute for a line run elsewhere (p as given when
+// that fails).
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}

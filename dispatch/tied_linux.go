@@ -1,0 +1,47 @@
+package dispatch
+
+import (
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// tiedAttr is the process attributes of every command: a new process
+// group, and SIGKILL when this process dies (Pdeathsig), so a command
+// never outlives the server that runs it, however the server ends.
+func tiedAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// spawner starts the commands: Linux sends the parent-death signal when
+// the thread that forked the child exits, not the process, and Go ends a
+// thread whenever a goroutine exits while locked to it (anything in the
+// program may do that). So every command is forked by one goroutine,
+// locked to its thread and never returning: that thread lives exactly as
+// long as the process.
+var spawner struct {
+	once sync.Once
+	reqs chan spawnReq
+}
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// startTied starts cmd from the spawner's thread.
+func startTied(cmd *exec.Cmd) error {
+	spawner.once.Do(func() {
+		spawner.reqs = make(chan spawnReq)
+		go func() {
+			runtime.LockOSThread() // never unlocked: see spawner
+			for r := range spawner.reqs {
+				r.done <- r.cmd.Start()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	spawner.reqs <- spawnReq{cmd: cmd, done: done}
+	return <-done
+}

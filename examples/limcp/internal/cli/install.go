@@ -1,0 +1,145 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+	"github.com/verbsurface/verbsurface/internal/clientconfig"
+)
+
+// mcpInstallCmd is `limcp mcp install CLIENT`: connect an MCP client to
+// this limcp in one command (package clientconfig does the work). It is
+// not a verb: changing a person's client configuration is theirs to do.
+func (a *app) mcpInstallCmd() *cobra.Command {
+	var name, httpURL, tokenEnv string
+	var printOnly, force, readOnly bool
+	c := &cobra.Command{
+		Use:   "install CLIENT",
+		Short: "connect an MCP client to limcp mcp: " + strings.Join(clientconfig.Names(), ", "),
+		Long: `Add limcp's MCP server to a client's user-wide configuration, so every
+session of that client, in any directory, can use the one tool "request":
+
+  claude   Claude Code: claude mcp add --scope user (every directory, not only this one)
+  codex    Codex CLI: codex mcp add
+  gemini   Gemini CLI: gemini mcp add --scope user
+  cursor   Cursor: merged into ~/.cursor/mcp.json
+  vscode   VS Code: code --add-mcp, or merged into the user profile's mcp.json
+
+The client starts "limcp mcp" by this executable's absolute path, with
+LIMCP_HOME set to this state home, so it reaches the same runs as this shell
+(the server's files root is the directory the client starts it in).
+--http ADDR|URL connects to a running "limcp mcp --http" instead: the client
+refers to the bearer token through $` + server.TokenEnv + ` (or --token-env VAR) and
+never stores it; export the variable where the client starts.
+
+A client that already has a server of that name is left alone: choose
+another with --name, or replace it with --force. --print shows the command
+or the file content instead of applying it. Each step is reported in one
+line, then the client's own command that shows the server connected.
+See docs/clients.md for every client's manual lines.`,
+		Args: cobra.ExactArgs(1),
+	}
+	c.Flags().StringVar(&name, "name", "limcp", "the name the client knows the server by (letters, digits, - and _)")
+	c.Flags().BoolVar(&printOnly, "print", false, "print the command or configuration instead of applying it")
+	c.Flags().BoolVar(&force, "force", false, "replace a server of the same name the client already has")
+	c.Flags().StringVar(&httpURL, "http", "", "connect to a running `limcp mcp --http` at this ADDR (as given to it) or URL, instead of starting limcp mcp")
+	c.Flags().StringVar(&tokenEnv, "token-env", server.TokenEnv, "with --http: the environment variable the client reads the bearer token from")
+	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only (observe verbs only)")
+	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		client, err := clientconfig.Lookup(args[0])
+		if err != nil {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "client", "client": args[0]},
+				"limcp mcp install %s: no such client; choose one of %s", args[0], strings.Join(clientconfig.Names(), ", "))
+		}
+		home, err := a.resolvedHome()
+		if err != nil {
+			return err
+		}
+		s := &clientconfig.Server{Name: name}
+		if httpURL != "" {
+			if readOnly {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "read-only"},
+					"--read-only with --http: the HTTP server's flags are its own; start it with `limcp mcp --http ADDR --read-only`")
+			}
+			s.URL = serverURL(httpURL)
+			s.TokenEnv = tokenEnv
+			s.TokenHint = "`limcp mcp --http` keeps a generated one in " + filepath.Join(home, server.TokenFileName)
+		} else {
+			if cmd.Flags().Changed("token-env") {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-env"}, "--token-env applies to --http only")
+			}
+			exe := a.opts.Executable
+			if exe == "" {
+				if exe, err = os.Executable(); err != nil {
+					return machine.Errorf(machine.Internal, nil, "cannot find the limcp executable for the client to start: %v", err)
+				}
+			}
+			s.Command, s.Args = exe, []string{"mcp"}
+			if readOnly {
+				s.Args = append(s.Args, "--read-only")
+			}
+			s.Env = map[string]string{HomeEnv: home}
+		}
+		return a.install(cmd.Context(), client, s, printOnly, force)
+	})
+	return c
+}
+
+// serverURL makes an ADDR, as `limcp mcp --http` takes it, the URL it
+// serves; a URL is kept as given.
+func serverURL(v string) string {
+	if strings.Contains(v, "://") {
+		return v
+	}
+	return "http://" + v + server.HTTPPath
+}
+
+func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clientconfig.Server, printOnly, force bool) error {
+	data := map[string]any{"client": client.Name, "name": s.Name}
+	if printOnly {
+		text, err := client.Print(s, nil)
+		if err != nil {
+			return installError(client, s, err)
+		}
+		data["print"] = text
+		return a.ok(data, func(w io.Writer) { fmt.Fprint(w, text) })
+	}
+	opts := &clientconfig.Options{Force: force}
+	if !a.json {
+		opts.Out = a.opts.Stdout // each step's line as it happens
+	}
+	lines, err := client.Install(ctx, s, opts)
+	if err != nil {
+		if a.json {
+			for _, l := range lines { // what was done before the failure
+				fmt.Fprintln(a.opts.Stderr, l)
+			}
+		}
+		return installError(client, s, err)
+	}
+	data["lines"] = lines
+	return a.ok(data, nil)
+}
+
+func installError(client *clientconfig.Client, s *clientconfig.Server, err error) error {
+	var clash *clientconfig.ClashError
+	var invalid *clientconfig.InvalidServerError
+	if errors.As(err, &invalid) {
+		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": invalid.Field, "client": client.Name}, "limcp mcp install %s: %v", client.Name, err)
+	}
+	if errors.As(err, &clash) {
+		return machine.Errorf(machine.AlreadyExists, map[string]any{"name": s.Name, "client": client.Name, "scope": clash.Scope, "replaceable": clash.Replaceable},
+			"limcp mcp install %s: %v", client.Name, err)
+	}
+	return machine.Errorf(machine.Internal, map[string]any{"client": client.Name}, "limcp mcp install %s: %v", client.Name, err)
+}

@@ -1,0 +1,47 @@
+package projector
+
+import (
+	"slices"
+	"strings"
+)
+
+// pathNouns are the words that, ending a parameter's name, option or
+// metavar, say its value names a file or directory.
+var pathNouns = []string{
+	"file", "files", "filename", "filenames", "filepath", "path", "paths", "pathname",
+	"dir", "dirs", "directory", "directories", "folder", "output", "out", "outfile",
+	"infile", "config", "conf", "cfg", "dest", "destination", "src",
+}
+
+// LooksLikePath reports whether p is a string parameter whose value
+// probably names a file or directory although nothing marks it so (its
+// Path is unset): its metavar, when the CLI's author chose one, else its
+// schema name or one of its long options, ends in a word such as file,
+// path, dir, output, config or FILE ("config_file", "--write-output",
+// "FILE_OR_DIR"). A parameter with choices never does, nor one whose
+// metavar names something else (helm's "--output format"). It is a hint for a
+// person (a front warns about such parameters, and refuses one as the
+// carrier of machine mode), never a confinement rule: only a marked
+// parameter is confined. "--output-format" does not look like a path;
+// "--output" does.
+func LooksLikePath(p *Param) bool {
+	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 {
+		return false
+	}
+	words := []string{p.Metavar}
+	if p.Metavar == "" {
+		words = []string{p.Name}
+		for _, o := range p.Options {
+			if strings.HasPrefix(o, "--") {
+				words = append(words, o)
+			}
+		}
+	}
+	for _, w := range words {
+		toks := strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+		if len(toks) > 0 && slices.Contains(pathNouns, toks[len(toks)-1]) {
+			return true
+		}
+	}
+	return false
+}
