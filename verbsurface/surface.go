@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/verbsurface/verbsurface/projector"
@@ -354,7 +357,7 @@ func helpCall(v *Verb, p *projection) any {
 // always carries the schema, the current fingerprint and the help call,
 // so the caller can repair the op without another discovery round trip.
 func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []Problem) *ErrorObject {
-	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema, SchemaFingerprint: p.fingerprint, HelpCall: helpCall(v, p)}
+	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema(), SchemaFingerprint: p.fingerprint, HelpCall: helpCall(v, p)}
 	switch code {
 	case CodeInvalidArgs:
 		eo.Message = fmt.Sprintf("%d problem%s with the args of %s: %s", len(problems), plural(len(problems), "s", ""), v.Name, problems[0].Reason)
@@ -683,19 +686,50 @@ type Unoffered struct {
 // to start on any problem (a configuration mistake otherwise surfaces only
 // to the agent, as a catalog whose status is success) unless its operator
 // said to tolerate unavailable verbs.
+//
+// Check leaves every verb's projection cached, so the first catalog after
+// it costs no projection. A large registry is projected on every CPU at
+// once (verbs are independent and projection is pure): a 5,000-verb CLI is
+// checked in about half the time on two CPUs.
 func (s *Surface) Check(ctx context.Context) []Unoffered {
 	rs := &requestState{}
-	var out []Unoffered
-	for _, v := range s.reg.snapshot() {
-		p := s.project(ctx, rs, v)
-		if p.ok() {
-			continue
+	verbs := s.reg.snapshot()
+	projs := make([]*projection, len(verbs))
+	workers := min(runtime.GOMAXPROCS(0), len(verbs)/checkChunk)
+	if workers < 2 {
+		for i, v := range verbs {
+			projs[i] = s.project(ctx, rs, v)
 		}
-		eo := s.unofferedError(v, p)
-		out = append(out, Unoffered{Verb: v.Name, Code: eo.Code, Param: eo.Param, Reason: eo.Message})
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(verbs) {
+						return
+					}
+					projs[i] = s.project(ctx, rs, verbs[i])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	var out []Unoffered
+	for i, v := range verbs {
+		if p := projs[i]; !p.ok() {
+			eo := s.unofferedError(v, p)
+			out = append(out, Unoffered{Verb: v.Name, Code: eo.Code, Param: eo.Param, Reason: eo.Message})
+		}
 	}
 	return out
 }
+
+// checkChunk is how many verbs make it worth another goroutine in Check:
+// below twice that, one goroutine projects them all (limcp's two dozen
+// verbs take well under a millisecond).
+const checkChunk = 64
 
 // pathMatches returns the verbs whose command the caller named as the CLI
 // spells it: its path ("note list", "note.list"), its last element alone
