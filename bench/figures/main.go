@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command figures measures the figures of docs/figures.md in one run on
 // this machine and prints each beside its target (bench/run runs it):
 //
@@ -50,8 +52,11 @@ const baselineToolsBytes = 8683
 type config struct {
 	n, waits, cold, starts int
 	sizes                  []int
-	skipGrowth             bool
+	only                   map[string]bool // sections to run; empty: all
 }
+
+// on reports whether section runs.
+func (c config) on(section string) bool { return len(c.only) == 0 || c.only[section] }
 
 func main() {
 	var c config
@@ -60,8 +65,14 @@ func main() {
 	flag.IntVar(&c.cold, "cold", 15, "runs per side for the cold path")
 	flag.IntVar(&c.starts, "starts", 3, "server starts per size for the growth table")
 	sizes := flag.String("sizes", "10,100,1000,5000", "command counts of the growth table")
-	flag.BoolVar(&c.skipGrowth, "no-growth", false, "leave out the growth table")
+	only := flag.String("only", "", "run only these sections (comma-separated: tool, perop, cold, wait, growth)")
 	flag.Parse()
+	if *only != "" {
+		c.only = map[string]bool{}
+		for _, s := range strings.Split(*only, ",") {
+			c.only[strings.TrimSpace(s)] = true
+		}
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		var k int
 		if _, err := fmt.Sscan(s, &k); err != nil || k < 1 {
@@ -112,7 +123,9 @@ type table struct {
 	rows  [][3]string
 }
 
-func (t *table) add(name, value, target string) { t.rows = append(t.rows, [3]string{name, value, target}) }
+func (t *table) add(name, value, target string) {
+	t.rows = append(t.rows, [3]string{name, value, target})
+}
 
 func (t *table) print() {
 	fmt.Printf("\n%s\n", t.title)
@@ -166,41 +179,45 @@ func run(c config) error {
 		return err
 	}
 
-	tool, err := toolFigures(ctx, srv)
-	if err != nil {
-		return err
+	if c.on("tool") {
+		tool, err := toolFigures(ctx, srv)
+		if err != nil {
+			return err
+		}
+		tool.print()
 	}
-	tool.print()
-
-	id, err := seedRecord(b.limcp, home)
-	if err != nil {
-		return err
+	if c.on("perop") {
+		id, err := seedRecord(b.limcp, home)
+		if err != nil {
+			return err
+		}
+		op, err := perOp(ctx, b, home, id, c.n, &g)
+		if err != nil {
+			return err
+		}
+		op.print()
 	}
-	op, err := perOp(ctx, b, home, id, c.n, &g)
-	if err != nil {
-		return err
+	if c.on("cold") {
+		cold, err := coldPath(b, home, c.cold, &g)
+		if err != nil {
+			return err
+		}
+		cold.print()
 	}
-	op.print()
-
-	cold, err := coldPath(b, home, c.cold, &g)
-	if err != nil {
-		return err
+	if c.on("wait") {
+		wt, err := waitLatency(ctx, srv, b.limcp, home, c.waits)
+		if err != nil {
+			return err
+		}
+		time.Sleep(time.Second)
+		rssWorked, err := vmRSS(srv.pid)
+		if err != nil {
+			return err
+		}
+		wt.add("idle limcp mcp resident memory", fmt.Sprintf("%.1f MB fresh; %.1f MB after the above", rssFresh, rssWorked), "< 30 MB")
+		wt.print()
 	}
-	cold.print()
-
-	wt, err := waitLatency(ctx, srv, b.limcp, home, c.waits)
-	if err != nil {
-		return err
-	}
-	time.Sleep(time.Second)
-	rssWorked, err := vmRSS(srv.pid)
-	if err != nil {
-		return err
-	}
-	wt.add("idle limcp mcp resident memory", fmt.Sprintf("%.1f MB fresh; %.1f MB after the above", rssFresh, rssWorked), "< 30 MB")
-	wt.print()
-
-	if !c.skipGrowth {
+	if c.on("growth") {
 		gr, err := growth(ctx, b.synth, c.sizes, c.starts, &g)
 		if err != nil {
 			return err

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command synthcli is the synthetic cobra CLI of the growth figures
 // (package synth): $SYNTH_COMMANDS leaf commands ("g0 c0" ...) with eight
 // flags each; "synthcli mcp" serves them as the one tool over stdio.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package synth builds the synthetic cobra CLI of the growth figures: n
 // leaf commands in groups of GroupSize, each with the same eight flags
 // (string with a pattern, integer, boolean, string list, duration,
@@ -129,4 +131,8 @@ func Serve(ctx context.Context, exe string, n int) error {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "synth", Version: "v1"}, nil)
 	verbsurface.AddRequestTool(srv, s)
 	return srv.Run(ctx, &mcp.StdioTransport{})
+}
+
+func walkRoot(root *cobra.Command) (*projector.Tree, error) {
+	return fromcobra.Walk(root, &fromcobra.Options{ExcludeFlags: []string{"json"}})
 }
