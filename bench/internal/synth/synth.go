@@ -132,7 +132,3 @@ func Serve(ctx context.Context, exe string, n int) error {
 	verbsurface.AddRequestTool(srv, s)
 	return srv.Run(ctx, &mcp.StdioTransport{})
 }
-
-func walkRoot(root *cobra.Command) (*projector.Tree, error) {
-	return fromcobra.Walk(root, &fromcobra.Options{ExcludeFlags: []string{"json"}})
-}
