@@ -270,20 +270,69 @@ const responseOverhead = 64
 // returns the new total. A successful result that would take the response
 // past Options.MaxResponseBytes is replaced by response_too_large, its
 // info dropped with it (the error is what the caller must see).
+//
+// A successful result is measured without encoding it: execute leaves its
+// data exactly as the response will carry it (compact, HTML-escaped, see
+// encodedData), so its size is its length plus the few fields around it.
+// Marshalling each result for the count and again for the response cost as
+// much as the rest of an op's handling (18.7 us against 9.1 us for a
+// job.status result). A failure, rare and small, is measured by encoding it.
 func (s *Surface) capResult(r *OpResult, used int) int {
 	if s.opts.MaxResponseBytes < 0 {
 		return used
 	}
-	b, err := json.Marshal(r)
+	size, err := encodedSize(r)
 	if err != nil {
 		return used // Response.JSON reports an unencodable result as it is
 	}
-	if r.OK && used+len(b)+1 > s.opts.MaxResponseBytes {
-		r.OK, r.Error = false, responseTooLarge(r.Op, len(b), used, s.opts.MaxResponseBytes)
+	if r.OK && used+size+1 > s.opts.MaxResponseBytes {
+		r.OK, r.Error = false, responseTooLarge(r.Op, size, used, s.opts.MaxResponseBytes)
 		r.Result, r.Info = nil, nil
-		b, _ = json.Marshal(r)
+		if size, err = encodedSize(r); err != nil {
+			return used
+		}
 	}
-	return used + len(b) + 1
+	return used + size + 1
+}
+
+// encodedSize is len(json.Marshal(r)), worked out without encoding the
+// result of a successful op. It is called only on what runOp returned, and
+// a successful op's Result comes from execute, always in its encoded form
+// (encodedData).
+func encodedSize(r *OpResult) (int, error) {
+	if !r.OK {
+		b, err := json.Marshal(r)
+		return len(b), err
+	}
+	// {"ok":true,"op":OP,"class":CLASS,"result":RESULT[,"playbook_fingerprint":FP][,"playbook_changed":{...}][,INFO...]}
+	result := len(r.Result)
+	if result == 0 {
+		result = len("null")
+	}
+	if r.PlaybookFingerprint != "" || r.PlaybookChanged != nil || len(r.Info) > 0 {
+		// The rare extras: encode everything but the result.
+		rest := *r
+		rest.Result = json.RawMessage("0")
+		b, err := json.Marshal(&rest)
+		return len(b) - 1 + result, err
+	}
+	n := len(`{"ok":true,"op":,"class":,"result":}`) + result
+	for _, v := range []string{r.Op, string(r.Class)} {
+		q, err := json.Marshal(v)
+		if err != nil {
+			return 0, err
+		}
+		n += len(q)
+	}
+	return n, nil
+}
+
+// encodedData returns data as a response carries it: compact JSON with
+// <, >, & and U+2028/U+2029 escaped, which is what encoding/json makes of
+// a json.RawMessage. Encoding it again gives the same bytes, so the
+// response cap counts it by its length. It fails when data is not JSON.
+func encodedData(data json.RawMessage) (json.RawMessage, error) {
+	return json.Marshal(data)
 }
 
 func plural(n int, many, one string) string {
@@ -600,7 +649,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 			}
 			return nil, executionError(err, true)
 		}
-		data, err := json.Marshal(out)
+		data, err := json.Marshal(out) // compact and escaped: its encoded form
 		if err != nil {
 			return nil, &ErrorObject{Code: CodeInternalError,
 				Message: fmt.Sprintf("verbsurface: verb %q: encoding the handler's result: %v", v.Name, err)}
@@ -638,14 +687,15 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	if !json.Valid(data) {
+	enc, err := encodedData(data)
+	if err != nil {
 		// dispatch.Runner never returns this, but another Runner might;
 		// caught here it fails this op alone rather than the encoding of
 		// the whole response, which would hide the other ops' results.
 		return nil, &ErrorObject{Code: CodeInvalidResult,
 			Message: fmt.Sprintf("verbsurface: verb %q: the runner returned data that is not JSON (%s)", v.Name, short(string(data)))}
 	}
-	return data, nil
+	return enc, nil
 }
 
 // Tool name and default description of the one tool.
