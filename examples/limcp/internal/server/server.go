@@ -351,9 +351,12 @@ func (s *Server) WakeStats() WakeStats {
 }
 
 // ServeStdio serves the MCP session on stdin/stdout until the client
-// closes it or ctx ends.
+// closes it or ctx ends. A piped stdin is read through the runtime's
+// poller (see stdin).
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+	in, restore := stdin()
+	defer restore()
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: stdout{os.Stdout}})
 }
 
 // Close stops the store watcher and the notify endpoint. It does not touch
