@@ -88,3 +88,33 @@ func BenchmarkCheck5000(b *testing.B) {
 		s.Check(context.Background())
 	}
 }
+
+// Check projects every verb but fingerprints none (a 5,000-verb server
+// needs no fingerprint to start); the first help computes it, equal to the
+// fingerprint of the verb's projected schema, and later ones reuse it.
+func TestCheckTakesNoFingerprint(t *testing.T) {
+	s := largeSurface(t, 20)
+	s.Check(context.Background())
+	p := s.cache.lastProjection("big.c0001")
+	if p == nil || !p.ok() {
+		t.Fatalf("big.c0001 not projected: %+v", p)
+	}
+	if p.fp.fp != "" {
+		t.Fatal("Check computed a fingerprint")
+	}
+	h, ok := s.help(context.Background(), &requestState{}, &helpRequest{verb: "big.c0001"})
+	if !ok {
+		t.Fatalf("help: %+v", h)
+	}
+	schema, err := projector.Project(p.cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := projector.Fingerprint("big.c0001", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.(*VerbHelp).SchemaFingerprint; got != want || p.fp.fp != want {
+		t.Fatalf("help's fingerprint %s, cached %s; the schema's is %s", got, p.fp.fp, want)
+	}
+}

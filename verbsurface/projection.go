@@ -23,11 +23,15 @@ import (
 // verb of a 5,000-command CLI held; the compiled patterns were most of
 // the rest, now shared across verbs).
 type projection struct {
-	cmd         *projector.Command // as projected (the machine flag removed)
-	dialect     projector.Dialect
-	fingerprint string
-	validator   *Validator
-	signature   string // the catalog's "(model, prompt, +11)"
+	cmd       *projector.Command // as projected (the machine flag removed)
+	dialect   projector.Dialect
+	verb      string // the verb the fingerprint is of
+	validator *Validator
+	signature string // the catalog's "(model, prompt, +11)"
+	// fp is the schema fingerprint, worked out on first use (a help, a
+	// spawn op, an error that teaches): a server checking 5,000 verbs at
+	// start needs none of them. Shared by the copies injectDynamic makes.
+	fp *lazyFingerprint
 
 	// Exactly one of these is set when the verb cannot be offered.
 	unavailable *unavailableReason
@@ -45,6 +49,41 @@ type unavailableReason struct {
 }
 
 func (p *projection) ok() bool { return p.unavailable == nil && p.fenced == "" && p.internal == nil }
+
+type lazyFingerprint struct {
+	once sync.Once
+	fp   string
+	err  error
+}
+
+// fingerprint is the schema fingerprint of an offered verb: the
+// fingerprint of schema(), computed once. It fails only if the schema
+// cannot be written canonically, which a projected schema always can; a
+// caller treats that as an internal error, never as an empty fingerprint
+// an op could match by carrying none.
+func (p *projection) fingerprint() (string, error) {
+	if p.fp == nil {
+		return "", fmt.Errorf("verbsurface: verb %q: no schema to fingerprint", p.verb)
+	}
+	p.fp.once.Do(func() {
+		s := p.schema()
+		if s == nil {
+			p.fp.err = fmt.Errorf("verbsurface: verb %q: no schema to fingerprint", p.verb)
+			return
+		}
+		if p.fp.fp, p.fp.err = projector.Fingerprint(p.verb, s); p.fp.err != nil {
+			p.fp.err = fmt.Errorf("verbsurface: verb %q: fingerprint: %w", p.verb, p.fp.err)
+		}
+	})
+	return p.fp.fp, p.fp.err
+}
+
+// fingerprintOrEmpty is fingerprint for a message or an error object,
+// where a failure has already been reported another way.
+func (p *projection) fingerprintOrEmpty() string {
+	fp, _ := p.fingerprint()
+	return fp
+}
 
 // schema is the projected schema of an offered verb: projected again from
 // the command, which gives the very schema the fingerprint and the
@@ -265,9 +304,8 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		s.cache.put(slot, id, p)
 		return p
 	}
-	if p.fingerprint, err = projector.Fingerprint(v.Name, schema); err != nil {
-		p.internal = fmt.Errorf("verbsurface: verb %q: fingerprint: %w", v.Name, err)
-	} else if p.validator, err = CompileValidator(schema); err != nil {
+	p.verb, p.fp = v.Name, &lazyFingerprint{}
+	if p.validator, err = CompileValidator(schema); err != nil {
 		p.internal = fmt.Errorf("verbsurface: verb %q: %w", v.Name, err)
 	} else {
 		p.signature = signature(p.validator, v.Dynamic)

@@ -406,7 +406,8 @@ func helpCall(v *Verb, p *projection) any {
 // always carries the schema, the current fingerprint and the help call,
 // so the caller can repair the op without another discovery round trip.
 func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []Problem) *ErrorObject {
-	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema(), SchemaFingerprint: p.fingerprint, HelpCall: helpCall(v, p)}
+	fp := p.fingerprintOrEmpty()
+	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema(), SchemaFingerprint: fp, HelpCall: helpCall(v, p)}
 	switch code {
 	case CodeInvalidArgs:
 		eo.Message = fmt.Sprintf("%d problem%s with the args of %s: %s", len(problems), plural(len(problems), "s", ""), v.Name, problems[0].Reason)
@@ -415,17 +416,17 @@ func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []P
 		} else {
 			eo.Message += "; fix it and resend"
 		}
-		if v.needsFingerprint() && op != nil && op.Fingerprint != p.fingerprint {
-			eo.Message += fmt.Sprintf(" with \"fingerprint\": %q", p.fingerprint)
+		if v.needsFingerprint() && op != nil && op.Fingerprint != fp {
+			eo.Message += fmt.Sprintf(" with \"fingerprint\": %q", fp)
 		}
 	case CodeMissingFingerprint:
 		why := "starts work"
 		if v.Class != ClassSpawn {
 			why = "requires agreement on its schema"
 		}
-		eo.Message = fmt.Sprintf("%s %s, so the op must carry \"fingerprint\" (the schema_fingerprint from help): resend with \"fingerprint\": %q after checking the args against the schema", v.Name, why, p.fingerprint)
+		eo.Message = fmt.Sprintf("%s %s, so the op must carry \"fingerprint\" (the schema_fingerprint from help): resend with \"fingerprint\": %q after checking the args against the schema", v.Name, why, fp)
 	case CodeStaleFingerprint:
-		eo.Message = fmt.Sprintf("the fingerprint %s does not match the current schema of %s (%s): the schema changed since you read it; check the args against the schema given here and resend with the new fingerprint", short(op.Fingerprint), v.Name, p.fingerprint)
+		eo.Message = fmt.Sprintf("the fingerprint %s does not match the current schema of %s (%s): the schema changed since you read it; check the args against the schema given here and resend with the new fingerprint", short(op.Fingerprint), v.Name, fp)
 	}
 	return eo
 }
@@ -559,8 +560,12 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 		}
 	}
 	if v.needsFingerprint() {
+		fp, err := p.fingerprint()
+		if err != nil {
+			return fail(&ErrorObject{Code: CodeInternalError, Message: err.Error()})
+		}
 		switch op.Fingerprint {
-		case p.fingerprint:
+		case fp:
 		case "":
 			return fail(argsError(v, p, &op, CodeMissingFingerprint, nil))
 		default:
