@@ -41,7 +41,9 @@ func (a *app) mcpCmd() *cobra.Command {
 command tree. Every verb runs as a limcp subprocess against the same state
 home; the server itself never writes the store.
 
-By default the server speaks MCP on stdin/stdout. With --http ADDR it serves
+By default the server speaks MCP on stdin/stdout, on one processor (it has
+one client, whose requests mostly wait on the commands they run; set
+$GOMAXPROCS to choose otherwise). With --http ADDR it serves
 streamable HTTP at http://ADDR/mcp, and every request must carry
 "Authorization: Bearer TOKEN" (else 401): the token is $` + server.TokenEnv + `
 or the first line of --token-file (owned by you, mode 0600, at least ` + fmt.Sprint(server.MinTokenLength) + `
