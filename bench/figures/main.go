@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/verbsurface/verbsurface/internal/docfigures"
 )
 
 // baselineToolsBytes is what the seven-tool v1 server advertised.
@@ -225,9 +226,47 @@ func run(c config) error {
 		gr.print()
 	}
 
-	fmt.Printf("\ngoals (issue 29)\n")
-	for _, r := range g.rows {
-		fmt.Printf("  %-7s %s: %s\n", r[2], r[0], r[1])
+	if len(g.rows) > 0 {
+		fmt.Printf("\ngoals (issue 29)\n")
+		for _, r := range g.rows {
+			fmt.Printf("  %-7s %s: %s\n", r[2], r[0], r[1])
+		}
+	}
+	return checkDocs(produced)
+}
+
+// produced holds the figures this run measured that docs/figures.md (or
+// the README) may state as checked (<!-- figure: NAME -->); see
+// package internal/docfigures.
+var produced = map[string]float64{}
+
+// checkDocs compares every checked figure of the pages with this run's
+// measurement of it and fails on a difference: a page must not state a
+// figure the code no longer produces. (The same figures are held by
+// TestDocumentedFiguresAreTrue in CI.)
+func checkDocs(got map[string]float64) error {
+	var stale []string
+	fmt.Printf("\nchecked figures of the docs\n")
+	for _, page := range []string{"docs/figures.md", "README.md"} {
+		figs, err := docfigures.ParseFile(page)
+		if err != nil {
+			return err
+		}
+		for _, f := range figs {
+			v, ok := got[f.Name]
+			switch {
+			case !ok:
+				fmt.Printf("  %s:%d %s = %s (not measured in this run)\n", page, f.Line, f.Name, f.Text)
+			case f.Matches(v):
+				fmt.Printf("  %s:%d %s = %s, as measured\n", page, f.Line, f.Name, f.Text)
+			default:
+				fmt.Printf("  %s:%d %s = %s, but this run measured %s: STALE\n", page, f.Line, f.Name, f.Text, f.Format(v))
+				stale = append(stale, fmt.Sprintf("%s:%d %s", page, f.Line, f.Name))
+			}
+		}
+	}
+	if len(stale) > 0 {
+		return fmt.Errorf("%d figures the docs state differ from this run: %s", len(stale), strings.Join(stale, ", "))
 	}
 	return nil
 }
@@ -300,6 +339,8 @@ func toolFigures(ctx context.Context, srv *server) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
+	produced["tool_bytes"] = float64(len(entry))
+	produced["tool_ratio_v1"] = float64(baselineToolsBytes) / float64(len(entry))
 	t.add("tools/list entry of the one tool", fmt.Sprintf("%d B", len(entry)),
 		fmt.Sprintf("< 1,024 B; seven v1 tools: 8,683 B (%.1fx); one tool per verb: %.1f KB (%.0fx)",
 			float64(baselineToolsBytes)/float64(len(entry)), float64(perTool)/1000, float64(perTool)/float64(len(entry))))
@@ -308,6 +349,9 @@ func toolFigures(ctx context.Context, srv *server) (*table, error) {
 		lines += len(l)
 	}
 	nv := float64(len(cat.Help.Verbs))
+	produced["catalog_verbs"] = nv
+	produced["catalog_line_bytes"] = float64(lines) / nv
+	produced["catalog_response_bytes"] = float64(len(resp)) / nv
 	t.add(fmt.Sprintf("catalog bytes per verb (%d verbs)", len(cat.Help.Verbs)),
 		fmt.Sprintf("%.1f B (lines); %.1f B (whole response)", float64(lines)/nv, float64(len(resp))/nv), "< 90 B")
 	return t, nil
