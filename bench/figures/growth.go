@@ -81,10 +81,10 @@ func growth(ctx context.Context, bin string, sizes []int, starts int, g *goals) 
 			return nil, err
 		}
 		srv.close()
-		if err := inProcess(ctx, &r, last); err != nil {
-			return nil, err
-		}
 		rows = append(rows, r)
+	}
+	if err := inProcess(ctx, rows); err != nil {
+		return nil, err
 	}
 	t := &table{title: "growth: a synthetic cobra CLI, 8 flags a command (bench/synthcli; start, catalog and help through a stdio session, medians; one op in process)"}
 	t.add("commands", "start      (CPU)      catalog    help      one op     allocs/op  B/op     RSS       cached/verb", "")
@@ -109,51 +109,70 @@ func growth(ctx context.Context, bin string, sizes []int, starts int, g *goals) 
 	return t, nil
 }
 
-// inProcess builds the surface over the n-command tree in this process
-// with a runner that answers at once, and measures: the heap the
-// projections of every verb hold once cached (after Check), and one op on
-// the last verb, median of batches (the surface's envelope, resolve,
-// projection lookup, validation, normalisation, rendering, response).
-func inProcess(ctx context.Context, r *growthRow, verb string) error {
-	t, err := synth.Walk(r.commands)
-	if err != nil {
-		return err
+// inProcess builds the surface over each size's tree in this process, with
+// a runner that answers at once, and measures: the heap the projections of
+// every verb hold once cached (after Check), and one op on the last verb
+// (the surface's envelope, resolve, projection lookup, validation,
+// normalisation, rendering, response). The op is timed in batches, the
+// sizes in turn within each round, so that the machine's drift falls on
+// every size alike and their ratio is side by side.
+func inProcess(ctx context.Context, rows []growthRow) error {
+	type subject struct {
+		s   *verbsurface.Surface
+		req json.RawMessage
+		per []time.Duration
 	}
-	reg, err := synth.Registry(t)
-	if err != nil {
-		return err
-	}
-	answer := json.RawMessage(`{"command":"synth","count":3}`)
-	s, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(t), Machine: verbsurface.Machine{Args: []string{"--json"}},
-		Runner: verbsurface.RunnerFunc(func(context.Context, []string) (json.RawMessage, error) { return answer, nil })})
-	if err != nil {
-		return err
-	}
-	before := heap()
-	if bad := s.Check(ctx); len(bad) > 0 {
-		return fmt.Errorf("%s: %s", bad[0].Verb, bad[0].Reason)
-	}
-	r.cachedPerVerb = float64(heap()-before) / float64(r.commands)
-	req := json.RawMessage(`{"ops":[{"op":"` + verb + `","args":{"name":"abc","count":3,"verbose":true,"tags":["a","b"],"timeout":"30s","note":"a note"}}]}`)
-	if resp := s.Handle(ctx, req, nil); resp.Status != verbsurface.StatusSuccess {
-		return fmt.Errorf("%s: %s", verb, resp.JSON())
-	}
-	const batch = 200
-	var per []time.Duration
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for range 25 {
-		t0 := time.Now()
-		for range batch {
-			s.Handle(ctx, req, nil).JSON()
+	subjects := make([]*subject, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		t, err := synth.Walk(r.commands)
+		if err != nil {
+			return err
 		}
-		per = append(per, time.Since(t0)/batch)
+		reg, err := synth.Registry(t)
+		if err != nil {
+			return err
+		}
+		answer := json.RawMessage(`{"command":"synth","count":3}`)
+		s, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(t), Machine: verbsurface.Machine{Args: []string{"--json"}},
+			Runner: verbsurface.RunnerFunc(func(context.Context, []string) (json.RawMessage, error) { return answer, nil })})
+		if err != nil {
+			return err
+		}
+		before := heap()
+		if bad := s.Check(ctx); len(bad) > 0 {
+			return fmt.Errorf("%s: %s", bad[0].Verb, bad[0].Reason)
+		}
+		r.cachedPerVerb = float64(heap()-before) / float64(r.commands)
+		verb := fmt.Sprintf("g%d.c%d", (r.commands-1)/synth.GroupSize, r.commands-1)
+		req := json.RawMessage(`{"ops":[{"op":"` + verb + `","args":{"name":"abc","count":3,"verbose":true,"tags":["a","b"],"timeout":"30s","note":"a note"}}]}`)
+		if resp := s.Handle(ctx, req, nil); resp.Status != verbsurface.StatusSuccess {
+			return fmt.Errorf("%s: %s", verb, resp.JSON())
+		}
+		subjects[i] = &subject{s: s, req: req}
 	}
-	runtime.ReadMemStats(&m1)
-	r.op = median(per)
-	r.opAllocs = float64(m1.Mallocs-m0.Mallocs) / (25 * batch)
-	r.opBytes = float64(m1.TotalAlloc-m0.TotalAlloc) / (25 * batch)
-	runtime.KeepAlive(s)
+	const batch, rounds = 200, 31
+	for k := range rounds {
+		for j := range subjects {
+			sj := subjects[(j+k)%len(subjects)]
+			t0 := time.Now()
+			for range batch {
+				sj.s.Handle(ctx, sj.req, nil).JSON()
+			}
+			sj.per = append(sj.per, time.Since(t0)/batch)
+		}
+	}
+	for i, sj := range subjects {
+		rows[i].op = median(sj.per)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for range batch {
+			sj.s.Handle(ctx, sj.req, nil).JSON()
+		}
+		runtime.ReadMemStats(&m1)
+		rows[i].opAllocs = float64(m1.Mallocs-m0.Mallocs) / batch
+		rows[i].opBytes = float64(m1.TotalAlloc-m0.TotalAlloc) / batch
+	}
 	return nil
 }
 
