@@ -114,6 +114,38 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// Every front in examples/fronts is a row of the corpus (so none is left
+// untested), and docs/corpus.md links every one.
+func TestCorpusCoversEveryFront(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "fronts", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("examples/fronts: %v %v", files, err)
+	}
+	var fronts, rows []string
+	for _, f := range files {
+		fronts = append(fronts, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+	}
+	for _, p := range corpusPrograms {
+		rows = append(rows, p.name)
+	}
+	slices.Sort(rows)
+	if !slices.Equal(fronts, rows) {
+		t.Errorf("examples/fronts holds %v, the corpus's rows are %v", fronts, rows)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "corpus.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range fronts {
+		if link := "(../examples/fronts/" + name + ".yaml)"; !strings.Contains(string(doc), link) {
+			t.Errorf("docs/corpus.md does not link %s", link)
+		}
+	}
+	if len(fronts) < 10 {
+		t.Errorf("the corpus has %d programs; issue 27 asks for at least ten", len(fronts))
+	}
+}
+
 // needCorpusProgram skips the test when the program is missing or is not
 // the version the corpus names, unless requireCorpusEnv says CI installed
 // them, where either fails.
