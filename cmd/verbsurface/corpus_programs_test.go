@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -306,6 +307,19 @@ var corpusPrograms = []corpusProgram{
 				t.Errorf("site.config: %s", out)
 			}
 			outsideRefused(t, c, `{"op":"content.list","args":{"source":"/usr/share"}}`)
+
+			// Reading hugo's tree runs none of its commands: read as
+			// cobra's, `hugo mod get --help` runs `go get` and makes
+			// public/, resources/ and a cache where it runs.
+			empty := t.TempDir()
+			check := exec.Command(vsBin, "check", "-c", filepath.Join(dir, "hugo.yaml"))
+			check.Dir, check.Env = empty, append(os.Environ(), "TMPDIR="+empty)
+			if out, err := check.CombinedOutput(); err != nil {
+				t.Fatalf("check: %v\n%s", err, out)
+			}
+			if left, _ := os.ReadDir(empty); len(left) != 0 {
+				t.Errorf("reading hugo's tree left %v in its directory", left)
+			}
 		},
 	},
 	{
