@@ -89,8 +89,8 @@ func BenchmarkParseMachineResult(b *testing.B) {
 	}
 }
 
-// BenchmarkExitWaiters compares the platform's exit waiter (waitid WNOWAIT
-// on Linux, kqueue NOTE_EXIT on macOS and FreeBSD) with the portable poll
+// BenchmarkExitWaiters compares the platform's exit waiter (a pidfd in the
+// poller on Linux, kqueue NOTE_EXIT on macOS and FreeBSD) with the portable poll
 // of the process table, paired like BenchmarkRunVsBareExec: each iteration
 // runs the cheapest command once through a runner of each kind, alternating
 // which goes first. The difference is what the fallback costs per command.

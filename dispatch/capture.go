@@ -4,6 +4,7 @@ package dispatch
 
 import (
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -39,11 +40,24 @@ func newCapture(f *os.File, stream string, limit int64, keepTail bool, overflow 
 		progress: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
+// chunkSize is the read size of a capture: a pipe's default capacity on
+// Linux is 64 KiB, and 32 KiB reads take a large output in few calls.
+const chunkSize = 32 << 10
+
+// chunks are the captures' read buffers. Every command reads two streams,
+// and two fresh 32 KiB chunks per command were the largest allocation of
+// a dispatched op, garbage once the command ended; a chunk only ever holds
+// bytes between a read and the copy into the capture's own buffer, so it
+// goes back to the pool when its reader stops.
+var chunks = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+
 // run reads until EOF or until stop makes the read fail. Run it in its own
 // goroutine; done is closed when it returns.
 func (c *capture) run() {
 	defer close(c.done)
-	chunk := make([]byte, 32<<10)
+	buf := chunks.Get().(*[chunkSize]byte)
+	defer chunks.Put(buf)
+	chunk := buf[:]
 	for {
 		n, err := c.f.Read(chunk)
 		if n > 0 {

@@ -11,6 +11,20 @@ import (
 	"github.com/verbsurface/verbsurface/internal/procid"
 )
 
+// exitWaiters are the ways a runner can wait for its command's leader to
+// exit without reaping it: the platform's own (a pidfd in the poller on
+// Linux, kqueue NOTE_EXIT on macOS and FreeBSD), the platform's fallbacks
+// (platformFallbackWaiters: blocking waitid on Linux), and the portable
+// poll of the process table. All run on every Unix that has them, so the
+// live group tests wrapped in eachExitWaiter prove each of them here, not
+// just the one this kernel would pick.
+var exitWaiters = append(append([]namedExitWaiter{{"platform", platformExitWaiter}}, platformFallbackWaiters...), namedExitWaiter{"poll", pollExit})
+
+type namedExitWaiter struct {
+	name string
+	wait exitWaiter
+}
+
 // Each exit waiter returns once the child has exited and leaves it
 // unreaped (a zombie still holding its pid), which is what keeps the group
 // id from being reused while the runner signals it; and it does not return

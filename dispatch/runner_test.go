@@ -705,17 +705,6 @@ func TestZombieMemberDoesNotHoldExecute(t *testing.T) {
 	})
 }
 
-// exitWaiters are the two ways a runner can wait for its command's leader
-// to exit without reaping it: the platform's own (waitid WNOWAIT on Linux,
-// kqueue NOTE_EXIT on macOS and FreeBSD) and the portable poll of the
-// process table, the fallback. Both run on every Unix, so the live group
-// tests wrapped in eachExitWaiter prove each of them here, not just the
-// one this kernel would pick.
-var exitWaiters = []struct {
-	name string
-	wait exitWaiter
-}{{"platform", platformExitWaiter}, {"poll", pollExit}}
-
 // eachExitWaiter runs f once per exit waiter; newRunner builds a fake-CLI
 // runner (as newFake does, failing t) that waits with it.
 func eachExitWaiter(t *testing.T, f func(t *testing.T, newRunner func(testing.TB, Options) *Runner)) {

@@ -110,13 +110,7 @@ func ParseArgv(t *Tree, argv []string) (*ParsedArgv, error) {
 		if strings.HasPrefix(w, "-") {
 			return nil, fail(i, "an option before the command path ends (%s has subcommands): what it sets is not read", commandName(cur.Path))
 		}
-		var next *Command
-		for _, c := range children {
-			if c.Path[len(c.Path)-1] == w || contains(c.Aliases, w) {
-				next = c
-				break
-			}
-		}
+		next := t.child(cur, w)
 		if next == nil {
 			return nil, fail(i, "names no subcommand of %s, which has subcommands: a positional cannot be told from a misspelt command", commandName(cur.Path))
 		}
@@ -338,17 +332,6 @@ func ParseArgv(t *Tree, argv []string) (*ParsedArgv, error) {
 		out.Positionals = append(out.Positionals, ParsedPositional{Word: argv[at], Param: p})
 	}
 	return out, nil
-}
-
-// children returns the commands one level under c.
-func (t *Tree) children(c *Command) []*Command {
-	var out []*Command
-	for _, cand := range t.Commands {
-		if len(cand.Path) == len(c.Path)+1 && samePrefix(cand.Path, c.Path) {
-			out = append(out, cand)
-		}
-	}
-	return out
 }
 
 // fillPositionals assigns n positional words to cmd's positionals, left to

@@ -3,7 +3,8 @@ package projector
 import (
 	"fmt"
 	"regexp"
-	"sync"
+
+	"github.com/verbsurface/verbsurface/internal/pattern"
 )
 
 // MaxSafeInteger bounds every integer parameter: the largest integer a JSON
@@ -54,19 +55,9 @@ type scalarRule struct {
 	min, max  *float64
 }
 
-var patternCache sync.Map // string -> *regexp.Regexp
-
-func compilePattern(p string) (*regexp.Regexp, error) {
-	if re, ok := patternCache.Load(p); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, err
-	}
-	patternCache.Store(p, re)
-	return re, nil
-}
+// compilePattern is the process's one compiled copy of p, shared with the
+// surface's validators and the adapters' checks (internal/pattern).
+func compilePattern(p string) (*regexp.Regexp, error) { return pattern.Compile(p) }
 
 func ruleOf(cmd *Command, p *Param) (*rule, error) {
 	r := &rule{param: p}

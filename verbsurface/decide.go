@@ -238,8 +238,8 @@ func (s *Surface) PolicyVerbs(ctx context.Context) []policy.Verb {
 	out := make([]policy.Verb, 0, len(verbs))
 	for _, v := range verbs {
 		pv := policy.Verb{Name: v.Name, Class: string(v.Class), Synonyms: slices.Clone(v.Synonyms), Params: map[string]string{}}
-		if p := s.project(ctx, rs, v); p.ok() && p.schema != nil {
-			for name, prop := range p.schema.Properties {
+		if schema := s.project(ctx, rs, v).schema(); schema != nil {
+			for name, prop := range schema.Properties {
 				typ := prop.Type
 				if typ == "" && len(prop.Types) > 0 {
 					typ = prop.Types[0]

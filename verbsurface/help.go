@@ -72,7 +72,11 @@ func (s *Surface) help(ctx context.Context, rs *requestState, h *helpRequest) (a
 	if !p.ok() {
 		return HelpError{s.unofferedError(v, p)}, false
 	}
-	out := &VerbHelp{Verb: v.Name, Class: v.Class, Summary: s.summary(v, p), Schema: p.schema, SchemaFingerprint: p.fingerprint}
+	fp, err := p.fingerprint()
+	if err != nil {
+		return HelpError{&ErrorObject{Code: CodeInternalError, Message: err.Error()}}, false
+	}
+	out := &VerbHelp{Verb: v.Name, Class: v.Class, Summary: s.summary(v, p), Schema: p.schema(), SchemaFingerprint: fp}
 	if len(h.dynamic) == 0 {
 		if v.Dynamic != nil {
 			out.Dynamic = &DynamicHelp{Param: v.Dynamic.Param,
@@ -94,7 +98,11 @@ func (s *Surface) help(ctx context.Context, rs *requestState, h *helpRequest) (a
 	if eo != nil {
 		return HelpError{eo}, false
 	}
-	out.Schema, out.SchemaFingerprint, out.PlaybookFingerprint = dp.schema, dp.fingerprint, dp.playbookFP
+	dfp, err := dp.fingerprint()
+	if err != nil {
+		return HelpError{&ErrorObject{Code: CodeInternalError, Message: err.Error()}}, false
+	}
+	out.Schema, out.SchemaFingerprint, out.PlaybookFingerprint = dp.schema(), dfp, dp.playbookFP
 	return out, true
 }
 

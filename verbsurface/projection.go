@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,15 +16,23 @@ import (
 )
 
 // projection is a verb's live argument surface: the command as the CLI's
-// parser declares it, its projected schema, fingerprint and compiled
-// validator, or the reason it cannot be offered.
+// parser declares it, its fingerprint and compiled validator, or the
+// reason it cannot be offered. It does not keep the projected schema: the
+// schema is a pure function of cmd (schema re-projects it), needed only
+// by a help or an error that shows it, and kept for every verb it was
+// most of what a cached verb cost in memory (about 11 KB of the 53 KB a
+// verb of a 5,000-command CLI held; the compiled patterns were most of
+// the rest, now shared across verbs).
 type projection struct {
-	cmd         *projector.Command // as projected (the machine flag removed)
-	dialect     projector.Dialect
-	schema      *jsonschema.Schema
-	fingerprint string
-	validator   *Validator
-	signature   string // the catalog's "(model, prompt, +11)"
+	cmd       *projector.Command // as projected (the machine flag removed)
+	dialect   projector.Dialect
+	verb      string // the verb the fingerprint is of
+	validator *Validator
+	signature string // the catalog's "(model, prompt, +11)"
+	// fp is the schema fingerprint, worked out on first use (a help, a
+	// spawn op, an error that teaches): a server checking 5,000 verbs at
+	// start needs none of them. Shared by the copies injectDynamic makes.
+	fp *lazyFingerprint
 
 	// Exactly one of these is set when the verb cannot be offered.
 	unavailable *unavailableReason
@@ -42,59 +51,186 @@ type unavailableReason struct {
 
 func (p *projection) ok() bool { return p.unavailable == nil && p.fenced == "" && p.internal == nil }
 
-// projectionCache holds each verb's last projection keyed on the canonical
-// content of the command it came from: a changed command (a rebuilt CLI, a
-// new flag) has a different key, so nothing stale is ever served, and only
-// the latest projection per verb (and per dynamic value) is kept.
+type lazyFingerprint struct {
+	once sync.Once
+	fp   string
+	err  error
+}
+
+// fingerprint is the schema fingerprint of an offered verb: the
+// fingerprint of schema(), computed once. It fails only if the schema
+// cannot be written canonically, which a projected schema always can; a
+// caller treats that as an internal error, never as an empty fingerprint
+// an op could match by carrying none.
+func (p *projection) fingerprint() (string, error) {
+	if p.fp == nil {
+		return "", fmt.Errorf("verbsurface: verb %q: no schema to fingerprint", p.verb)
+	}
+	p.fp.once.Do(func() {
+		s := p.schema()
+		if s == nil {
+			p.fp.err = fmt.Errorf("verbsurface: verb %q: no schema to fingerprint", p.verb)
+			return
+		}
+		if p.fp.fp, p.fp.err = projector.Fingerprint(p.verb, s); p.fp.err != nil {
+			p.fp.err = fmt.Errorf("verbsurface: verb %q: fingerprint: %w", p.verb, p.fp.err)
+		}
+	})
+	return p.fp.fp, p.fp.err
+}
+
+// fingerprintOrEmpty is fingerprint for a message or an error object,
+// where a failure has already been reported another way.
+func (p *projection) fingerprintOrEmpty() string {
+	fp, _ := p.fingerprint()
+	return fp
+}
+
+// schema is the projected schema of an offered verb: projected again from
+// the command, which gives the very schema the fingerprint and the
+// validator were made from (projection is pure). nil when p is not ok.
+func (p *projection) schema() *jsonschema.Schema {
+	if !p.ok() || p.cmd == nil {
+		return nil
+	}
+	s, err := projector.Project(p.cmd)
+	if err != nil {
+		return nil // it projected once; a pure function does not fail the second time
+	}
+	return s
+}
+
+// projectionCache holds each verb's last projection, found first by the
+// identity of the command it came from and then by a digest of that
+// command's content.
+//
+// The identity is the fast path: a source that returns the same tree (a
+// static or executable tree) or a new tree sharing unchanged commands (a
+// live source that copies only what changed) hands back the same
+// *projector.Command, and a TreeSource may not change a tree it returned,
+// so the same command is the same projection: no encoding, no hashing,
+// the cost of a map lookup however large the CLI. The digest is the
+// content key for everything else (a reloaded tree, an injection walked
+// afresh): a SHA-256 of the command's JSON, so a changed command (a
+// rebuilt CLI, a new flag) never meets a stale projection, and a verb
+// keeps 32 bytes of key rather than its command's whole JSON. It is
+// worked out only when a command of another identity arrives for a slot
+// that holds a projection (never while a server projects its verbs for
+// the first time). Only the latest projection per verb (and per dynamic
+// value) is kept.
 type projectionCache struct {
-	mu      sync.Mutex
-	verbs   map[string]cacheEntry // verb name -> entry
-	dynamic map[string]cacheEntry // verb name + "\x00" + dynamic value -> entry
+	mu      sync.RWMutex
+	verbs   map[string]*cacheEntry // verb name -> entry
+	dynamic map[string]*cacheEntry // verb name + "\x00" + dynamic value -> entry
 }
 
 type cacheEntry struct {
-	key  string // command content
-	proj *projection
+	from  commandID // the command the projection was last found for
+	key   contentKey
+	keyed bool // key holds proj.cmd's digest
+	proj  *projection
+}
+
+// commandID is a command by identity, with what else its projection
+// reads from the tree: the root command (the machine seam may be the
+// root's) and the dialect.
+type commandID struct {
+	cmd, root *projector.Command
+	dialect   projector.Dialect
+}
+
+// contentKey digests a command (as projected: the machine flag removed)
+// and its dialect.
+type contentKey [sha256.Size]byte
+
+func contentKeyOf(dialect projector.Dialect, cmd *projector.Command) (contentKey, error) {
+	var key contentKey
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return key, err
+	}
+	h := sha256.New()
+	h.Write([]byte(dialect))
+	h.Write([]byte{0})
+	h.Write(b)
+	h.Sum(key[:0])
+	return key, nil
 }
 
 // maxDynamicEntries bounds the dynamic slots: their values are chosen by
 // callers, so they must not be able to pin unbounded memory.
 const maxDynamicEntries = 256
 
-func (c *projectionCache) slots(slot string) map[string]cacheEntry {
+func (c *projectionCache) slots(slot string) map[string]*cacheEntry {
 	if strings.Contains(slot, "\x00") {
 		return c.dynamic
 	}
 	return c.verbs
 }
 
-func (c *projectionCache) get(slot, key string) *projection {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.slots(slot)[slot]; ok && e.key == key {
+// byIdentity returns the projection last found for exactly id, or nil.
+func (c *projectionCache) byIdentity(slot string, id commandID) *projection {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if e := c.slots(slot)[slot]; e != nil && e.from == id {
 		return e.proj
 	}
 	return nil
 }
 
+// byContent returns the slot's projection if it was made from a command
+// with cmd's content (seamed: as projected) in id's dialect, and notes id
+// as its command from now on; else nil. An empty slot costs nothing.
+func (c *projectionCache) byContent(slot string, id commandID, cmd *projector.Command) (*projection, error) {
+	c.mu.RLock()
+	e := c.slots(slot)[slot]
+	c.mu.RUnlock()
+	if e == nil || e.proj.cmd == nil {
+		return nil, nil
+	}
+	key, err := contentKeyOf(id.dialect, cmd)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.slots(slot)[slot] != e {
+		return nil, nil // replaced meanwhile: project afresh
+	}
+	if !e.keyed {
+		if e.key, err = contentKeyOf(e.proj.dialect, e.proj.cmd); err != nil {
+			return nil, nil
+		}
+		e.keyed = true
+	}
+	if e.key != key {
+		return nil, nil
+	}
+	e.from = id
+	return e.proj, nil
+}
+
 // lastProjection returns the verb's last cached projection, whatever the
 // command it came from (nil if none).
 func (c *projectionCache) lastProjection(verb string) *projection {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.verbs[verb].proj
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if e := c.verbs[verb]; e != nil {
+		return e.proj
+	}
+	return nil
 }
 
-func (c *projectionCache) put(slot, key string, p *projection) {
+func (c *projectionCache) put(slot string, id commandID, p *projection) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.verbs == nil {
-		c.verbs, c.dynamic = map[string]cacheEntry{}, map[string]cacheEntry{}
+		c.verbs, c.dynamic = map[string]*cacheEntry{}, map[string]*cacheEntry{}
 	}
 	if strings.Contains(slot, "\x00") && len(c.dynamic) >= maxDynamicEntries {
 		clear(c.dynamic)
 	}
-	c.slots(slot)[slot] = cacheEntry{key: key, proj: p}
+	c.slots(slot)[slot] = &cacheEntry{from: id, proj: p}
 }
 
 // requestState is per-request memo: the tree is fetched at most once per
@@ -135,10 +271,17 @@ func (s *Surface) project(ctx context.Context, rs *requestState, v *Verb) *proje
 // projectCommand projects cmd for v, through the cache. slot names the
 // cache slot (the verb, or verb and dynamic value).
 func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *projector.Command, dynValue string) *projection {
+	id := commandID{cmd: cmd, root: t.Find(), dialect: t.Dialect}
+	if p := s.cache.byIdentity(slot, id); p != nil {
+		return p
+	}
 	// Defence in depth: a registered path may reach a fenced command
-	// through an alias the registry could not know about.
+	// through an alias the registry could not know about. (The fence is
+	// fixed, so what it says of a command is cached with it.)
 	if p, ok := s.reg.fence.matchPath(cmd.Path); ok {
-		return &projection{fenced: p}
+		fenced := &projection{fenced: p}
+		s.cache.put(slot, id, fenced)
+		return fenced
 	}
 	if !cmd.Runnable {
 		return &projection{unavailable: &unavailableReason{
@@ -148,12 +291,9 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 	if bad != nil {
 		return &projection{unavailable: bad}
 	}
-	keyBytes, err := json.Marshal(cmd)
-	if err != nil {
+	if p, err := s.cache.byContent(slot, id, cmd); err != nil {
 		return &projection{internal: fmt.Errorf("verbsurface: verb %q: encoding command: %w", v.Name, err)}
-	}
-	key := string(t.Dialect) + "\x00" + string(keyBytes)
-	if p := s.cache.get(slot, key); p != nil {
+	} else if p != nil {
 		return p
 	}
 	p := &projection{cmd: cmd, dialect: t.Dialect, dynValue: dynValue}
@@ -165,18 +305,16 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		} else {
 			p.unavailable = &unavailableReason{Reason: err.Error()}
 		}
-		s.cache.put(slot, key, p)
+		s.cache.put(slot, id, p)
 		return p
 	}
-	p.schema = schema
-	if p.fingerprint, err = projector.Fingerprint(v.Name, schema); err != nil {
-		p.internal = fmt.Errorf("verbsurface: verb %q: fingerprint: %w", v.Name, err)
-	} else if p.validator, err = CompileValidator(schema); err != nil {
+	p.verb, p.fp = v.Name, &lazyFingerprint{}
+	if p.validator, err = CompileValidator(schema); err != nil {
 		p.internal = fmt.Errorf("verbsurface: verb %q: %w", v.Name, err)
 	} else {
 		p.signature = signature(p.validator, v.Dynamic)
 	}
-	s.cache.put(slot, key, p)
+	s.cache.put(slot, id, p)
 	return p
 }
 

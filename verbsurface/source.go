@@ -17,7 +17,12 @@ import (
 //
 // The surface caches projections keyed on the content of each command the
 // tree returns, so a source that returns a changed tree gets changed
-// schemas and fingerprints on the very next request.
+// schemas and fingerprints on the very next request. A source must not
+// change a tree, or any command in it, once it has returned it: requests
+// read it concurrently, and the cache knows a command it has already
+// projected by its identity before it looks at its content. To change the
+// parser, return a new tree; the commands it shares with the old one (the
+// same *projector.Command) are not projected again.
 type TreeSource func(ctx context.Context) (*projector.Tree, error)
 
 // StaticTree returns a source that always returns t. Use it for a tree

@@ -1,20 +1,33 @@
-// Command figures measures the server figures of the README (issue 8)
-// against a freshly built limcp, side by side in one run, and prints them
-// beside their targets:
+//go:build unix
+
+// Command figures measures the figures of docs/figures.md in one run on
+// this machine and prints each beside its target (bench/run runs it):
 //
-//   - the advertised tools/list entry of the one tool, in bytes, against
-//     the 8,683 bytes a seven-tool server advertised (target < 1,024);
-//   - the catalog ({"help": true}) bytes per verb (target < 90);
-//   - a job.status round trip through a persistent stdio MCP session
-//     against running `limcp job status --json` directly, interleaved, and
-//     the server's overhead as the ratio of the medians (target < 10 %);
-//     and the whole `limcp call` cold path (start a server, one request);
-//   - job.wait latency from a run's recorded end to the wait's answer with a
-//     1 s poll interval, median over several runs (target < 100 ms);
-//   - the resident memory (VmRSS) of an idle `limcp mcp` (target < 30 MB).
+//   - the tool: the advertised tools/list entry of the one tool in bytes,
+//     against the seven-tool v1 server and one tool per verb; the catalog
+//     ({"help": true}) in bytes per verb;
+//   - per op: job.status through a persistent `limcp mcp` stdio session,
+//     against `limcp job status --json` run directly and against a minimal
+//     go-sdk server that runs the same command (bench/minimal, the floor
+//     any go-sdk server pays), interleaved, medians and ratios, and each
+//     server's CPU time per op; the same session with GOMAXPROCS set to
+//     the machine's CPUs, the setting limcp mcp's stdio server does not
+//     use (see "GOMAXPROCS" in docs/figures.md);
+//   - the cold path: `limcp call '{"help":true}'` against a static
+//     hello-world (bench/hello);
+//   - job.wait's answer after a run's recorded end with a 1 s poll, and the
+//     idle server's memory;
+//   - growth: a synthetic cobra CLI (bench/synthcli, package
+//     bench/internal/synth) of 10, 100, 1,000 and 5,000 commands with
+//     eight flags each: the server's start, a catalog, a verb's help, one
+//     op's validate+render (in process, the surface's own cost with a
+//     runner that answers at once), the server's resident memory, and the
+//     bytes each verb's cached projection holds;
+//   - the goals of issue 29, each figure against its goal.
 //
-// Run it through bench/run, which also runs the CLI benchmarks. Every
-// process it starts ends before it returns; its state home is temporary.
+// Every process it starts ends before it returns; its state homes are
+// temporary. Times are wall clock medians on a shared machine: read the
+// ratios, which are measured side by side.
 package main
 
 import (
@@ -26,220 +39,264 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/verbsurface/verbsurface/internal/docfigures"
 )
 
 // baselineToolsBytes is what the seven-tool v1 server advertised.
 const baselineToolsBytes = 8683
 
+type config struct {
+	n, waits, cold, starts int
+	sizes                  []int
+	only                   map[string]bool // sections to run; empty: all
+}
+
+// on reports whether section runs.
+func (c config) on(section string) bool { return len(c.only) == 0 || c.only[section] }
+
 func main() {
-	n := flag.Int("n", 30, "round trips per side for the job.status figures")
-	waits := flag.Int("waits", 9, "runs for the job.wait latency median")
-	bin := flag.String("limcp", "", "a built limcp binary (default: build ./examples/limcp)")
+	var c config
+	flag.IntVar(&c.n, "n", 40, "round trips per side for the per-op figures")
+	flag.IntVar(&c.waits, "waits", 9, "runs for the job.wait latency median")
+	flag.IntVar(&c.cold, "cold", 15, "runs per side for the cold path")
+	flag.IntVar(&c.starts, "starts", 3, "server starts per size for the growth table")
+	sizes := flag.String("sizes", "10,100,1000,5000", "command counts of the growth table")
+	only := flag.String("only", "", "run only these sections (comma-separated: tool, perop, cold, wait, growth)")
 	flag.Parse()
-	if *n < 1 || *waits < 1 {
-		fmt.Fprintf(os.Stderr, "bench/figures: -n (%d) and -waits (%d) must be at least 1: a median needs a sample\n", *n, *waits)
+	if *only != "" {
+		c.only = map[string]bool{}
+		for _, s := range strings.Split(*only, ",") {
+			c.only[strings.TrimSpace(s)] = true
+		}
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		var k int
+		if _, err := fmt.Sscan(s, &k); err != nil || k < 1 {
+			fatal(fmt.Errorf("-sizes: %q is not a positive count", s))
+		}
+		c.sizes = append(c.sizes, k)
+	}
+	if c.n < 1 || c.waits < 1 || c.cold < 1 || c.starts < 1 {
+		fmt.Fprintln(os.Stderr, "bench/figures: -n, -waits, -cold and -starts must be at least 1: a median needs a sample")
 		os.Exit(2)
 	}
-	if err := run(*bin, *n, *waits); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/figures:", err)
-		os.Exit(1)
+	if err := run(c); err != nil {
+		fatal(err)
 	}
 }
 
-type figure struct{ name, value, target string }
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench/figures:", err)
+	os.Exit(1)
+}
 
-func run(bin string, n, waits int) error {
-	tmp, err := os.MkdirTemp("", "limcp-figures-")
+// bins are the programs the figures run, built once into a temporary
+// directory: static (CGO_ENABLED=0), as limcp ships, so a cold start skips
+// the dynamic loader.
+type bins struct{ limcp, synth, minimal, hello string }
+
+func build(dir string) (bins, error) {
+	b := bins{
+		limcp:   filepath.Join(dir, "limcp"),
+		synth:   filepath.Join(dir, "synthcli"),
+		minimal: filepath.Join(dir, "minimal"),
+		hello:   filepath.Join(dir, "hello"),
+	}
+	for out, pkg := range map[string]string{b.limcp: "./examples/limcp", b.synth: "./bench/synthcli", b.minimal: "./bench/minimal", b.hello: "./bench/hello"} {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return b, fmt.Errorf("building %s: %w", pkg, err)
+		}
+	}
+	return b, nil
+}
+
+// table is one section of the output: rows of figure, value, target.
+type table struct {
+	title string
+	rows  [][3]string
+}
+
+func (t *table) add(name, value, target string) {
+	t.rows = append(t.rows, [3]string{name, value, target})
+}
+
+func (t *table) print() {
+	fmt.Printf("\n%s\n", t.title)
+	w := [3]int{}
+	for _, r := range t.rows {
+		for i := range 2 {
+			w[i] = max(w[i], len([]rune(r[i])))
+		}
+	}
+	for _, r := range t.rows {
+		fmt.Printf("  %s  %s  %s\n", pad(r[0], w[0]), pad(r[1], w[1]), r[2])
+	}
+}
+
+func pad(s string, n int) string { return s + strings.Repeat(" ", max(0, n-len([]rune(s)))) }
+
+// goals collects each goal's figure and verdict for the summary.
+type goals struct{ rows [][3]string }
+
+func (g *goals) check(name, value, target string, met bool) {
+	verdict := "met"
+	if !met {
+		verdict = "MISSED"
+	}
+	g.rows = append(g.rows, [3]string{name, value + "  (goal " + target + ")", verdict})
+}
+
+func run(c config) error {
+	tmp, err := os.MkdirTemp("", "verbsurface-figures-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		bin = filepath.Join(tmp, "limcp")
-		build := exec.Command("go", "build", "-o", bin, "./examples/limcp")
-		// limcp needs no cgo (modernc.org/sqlite is pure Go): a static binary
-		// skips the dynamic loader, a few ms of every cold start.
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building limcp: %w", err)
-		}
+	b, err := build(tmp)
+	if err != nil {
+		return err
 	}
-	home := filepath.Join(tmp, "home")
+	fmt.Printf("verbsurface figures — %s, %s, %d CPUs, %s\n", time.Now().UTC().Format(time.RFC3339), strings.TrimSpace(loadavg()), runtime.NumCPU(), runtime.Version())
+	var g goals
 	ctx := context.Background()
+	home := filepath.Join(tmp, "home")
 
-	srvCmd := exec.Command(bin, "--home", home, "mcp")
-	srvCmd.Stderr = os.Stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "figures", Version: "v1"}, nil).
-		Connect(ctx, &mcp.CommandTransport{Command: srvCmd}, nil)
+	srv, err := startServer(ctx, exec.Command(b.limcp, "--home", home, "mcp"))
 	if err != nil {
 		return fmt.Errorf("starting limcp mcp: %w", err)
 	}
-	defer cs.Close()
+	defer srv.close()
 	time.Sleep(300 * time.Millisecond)
-	rssFresh, err := vmRSS(srvCmd.Process.Pid)
+	rssFresh, err := vmRSS(srv.pid)
 	if err != nil {
 		return err
 	}
 
-	var figs []figure
-	add := func(name, value, target string) { figs = append(figs, figure{name, value, target}) }
-
-	// tools/list.
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if len(tools.Tools) != 1 {
-		return fmt.Errorf("tools/list lists %d tools", len(tools.Tools))
-	}
-	entry, _ := json.Marshal(tools.Tools[0])
-	add("tools/list entry of the one tool", fmt.Sprintf("%d B", len(entry)),
-		fmt.Sprintf("< 1,024 B; seven tools: 8,683 B (%.1fx smaller)", float64(baselineToolsBytes)/float64(len(entry))))
-
-	// The catalog.
-	resp, err := request(ctx, cs, `{"help": true}`)
-	if err != nil {
-		return err
-	}
-	var cat struct {
-		Help struct {
-			Verbs []string `json:"verbs"`
-		} `json:"help"`
-	}
-	if err := json.Unmarshal(resp, &cat); err != nil || len(cat.Help.Verbs) == 0 {
-		return fmt.Errorf("catalog: %s", resp)
-	}
-	lines := 0
-	for _, l := range cat.Help.Verbs {
-		lines += len(l)
-	}
-	add(fmt.Sprintf("catalog bytes per verb (%d verbs)", len(cat.Help.Verbs)),
-		fmt.Sprintf("%.1f B (lines); %.1f B (whole response)", float64(lines)/float64(len(cat.Help.Verbs)), float64(len(resp))/float64(len(cat.Help.Verbs))),
-		"< 90 B")
-
-	// A record to read: one echo run, submitted by the CLI.
-	out, err := exec.Command(bin, "--home", home, "--json", "agent", "echo", "figures").Output()
-	if err != nil {
-		return fmt.Errorf("limcp agent: %w: %s", err, out)
-	}
-	var sub struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(out, &sub); err != nil || sub.Data.ID == "" {
-		return fmt.Errorf("limcp agent: %s", out)
-	}
-	id := sub.Data.ID
-	statusReq := `{"ops":[{"op":"job.status","args":{"ids":["` + id + `"]}}]}`
-
-	// job.status: in-session vs direct, interleaved.
-	var session, direct []time.Duration
-	for i := 0; i < n+3; i++ {
-		t0 := time.Now()
-		if _, err := request(ctx, cs, statusReq); err != nil {
-			return err
-		}
-		d1 := time.Since(t0)
-		t0 = time.Now()
-		if out, err := exec.Command(bin, "--home", home, "--json", "job", "status", id).Output(); err != nil {
-			return fmt.Errorf("limcp job status: %w: %s", err, out)
-		}
-		d2 := time.Since(t0)
-		if i >= 3 { // warm-up
-			session, direct = append(session, d1), append(direct, d2)
-		}
-	}
-	ms, md := median(session), median(direct)
-	add("job.status through the MCP session", fmt.Sprintf("median %s (n=%d)", msec(ms), n), "")
-	add("limcp job status --json, direct", fmt.Sprintf("median %s (n=%d)", msec(md), n), "")
-	add("server overhead (session / direct - 1)", fmt.Sprintf("%+.1f %%", (float64(ms)/float64(md)-1)*100), "< 10 %")
-
-	var cold []time.Duration
-	coldN := max(n/3, 5)
-	for i := 0; i < coldN; i++ {
-		t0 := time.Now()
-		if out, err := exec.Command(bin, "--home", home, "call", statusReq).Output(); err != nil {
-			return fmt.Errorf("limcp call: %w: %s", err, out)
-		}
-		cold = append(cold, time.Since(t0))
-	}
-	add("limcp call cold path (server start + job.status)", fmt.Sprintf("median %s (n=%d)", msec(median(cold)), coldN), "")
-
-	// job.wait latency from the run's end, poll 1 s.
-	fpResp, err := request(ctx, cs, `{"help":"agent.submit"}`)
-	if err != nil {
-		return err
-	}
-	var fp struct {
-		Help struct {
-			FP string `json:"schema_fingerprint"`
-		} `json:"help"`
-	}
-	if err := json.Unmarshal(fpResp, &fp); err != nil || fp.Help.FP == "" {
-		return fmt.Errorf("help agent.submit: %s", fpResp)
-	}
-	var lates []time.Duration
-	for i := 0; i < waits; i++ {
-		resp, err := request(ctx, cs, `{"ops":[{"op":"agent.submit","args":{"model":"echo:delay=400ms","prompt":"wait"},"fingerprint":"`+fp.Help.FP+`"}]}`)
+	if c.on("tool") {
+		tool, err := toolFigures(ctx, srv)
 		if err != nil {
 			return err
 		}
-		var s struct {
-			Results []struct {
-				Result struct {
-					ID string `json:"id"`
-				} `json:"result"`
-			} `json:"results"`
-		}
-		if err := json.Unmarshal(resp, &s); err != nil || len(s.Results) != 1 || s.Results[0].Result.ID == "" {
-			return fmt.Errorf("agent.submit: %s", resp)
-		}
-		rid := s.Results[0].Result.ID
-		resp, err = request(ctx, cs, `{"ops":[{"op":"job.wait","args":{"ids":["`+rid+`"],"poll_interval_seconds":1,"max_wait_seconds":20}}]}`)
-		arrived := time.Now()
+		tool.print()
+	}
+	if c.on("perop") {
+		id, err := seedRecord(b.limcp, home)
 		if err != nil {
 			return err
 		}
-		if !strings.Contains(string(resp), `"all_terminal":true`) {
-			return fmt.Errorf("job.wait: %s", resp)
-		}
-		ended, err := endedAt(bin, home, rid)
+		op, err := perOp(ctx, b, home, id, c.n, &g)
 		if err != nil {
 			return err
 		}
-		lates = append(lates, arrived.Sub(ended))
+		op.print()
 	}
-	add("job.wait answer after the run's end (poll 1 s)", fmt.Sprintf("median %s (n=%d; max %s)", msec(median(lates)), waits, msec(maxOf(lates))), "< 100 ms")
+	if c.on("cold") {
+		cold, err := coldPath(b, home, c.cold, &g)
+		if err != nil {
+			return err
+		}
+		cold.print()
+	}
+	if c.on("wait") {
+		wt, err := waitLatency(ctx, srv, b.limcp, home, c.waits)
+		if err != nil {
+			return err
+		}
+		time.Sleep(time.Second)
+		rssWorked, err := vmRSS(srv.pid)
+		if err != nil {
+			return err
+		}
+		wt.add("idle limcp mcp resident memory", fmt.Sprintf("%.1f MB fresh; %.1f MB after the above", rssFresh, rssWorked), "< 30 MB")
+		wt.print()
+	}
+	if c.on("growth") {
+		gr, err := growth(ctx, b.synth, c.sizes, c.starts, &g)
+		if err != nil {
+			return err
+		}
+		gr.print()
+	}
 
-	time.Sleep(time.Second)
-	rssWorked, err := vmRSS(srvCmd.Process.Pid)
-	if err != nil {
-		return err
+	if len(g.rows) > 0 {
+		fmt.Printf("\ngoals (issue 29)\n")
+		for _, r := range g.rows {
+			fmt.Printf("  %-7s %s: %s\n", r[2], r[0], r[1])
+		}
 	}
-	add("idle limcp mcp resident memory", fmt.Sprintf("%.1f MB fresh; %.1f MB after the above", rssFresh, rssWorked), "< 30 MB")
+	return checkDocs(produced)
+}
 
-	w := 0
-	for _, f := range figs {
-		w = max(w, len(f.name))
+// produced holds the figures this run measured that docs/figures.md (or
+// the README) may state as checked (<!-- figure: NAME -->); see
+// package internal/docfigures.
+var produced = map[string]float64{}
+
+// checkDocs compares every checked figure of the pages with this run's
+// measurement of it and fails on a difference: a page must not state a
+// figure the code no longer produces. (The same figures are held by
+// TestDocumentedFiguresAreTrue in CI.)
+func checkDocs(got map[string]float64) error {
+	var stale []string
+	fmt.Printf("\nchecked figures of the docs\n")
+	for _, page := range []string{"docs/figures.md", "README.md"} {
+		figs, err := docfigures.ParseFile(page)
+		if err != nil {
+			return err
+		}
+		for _, f := range figs {
+			v, ok := got[f.Name]
+			switch {
+			case !ok:
+				fmt.Printf("  %s:%d %s = %s (not measured in this run)\n", page, f.Line, f.Name, f.Text)
+			case f.Matches(v):
+				fmt.Printf("  %s:%d %s = %s, as measured\n", page, f.Line, f.Name, f.Text)
+			default:
+				fmt.Printf("  %s:%d %s = %s, but this run measured %s: STALE\n", page, f.Line, f.Name, f.Text, f.Format(v))
+				stale = append(stale, fmt.Sprintf("%s:%d %s", page, f.Line, f.Name))
+			}
+		}
 	}
-	fmt.Printf("verbsurface figures — %s, %s\n", time.Now().UTC().Format(time.RFC3339), strings.TrimSpace(loadavg()))
-	for _, f := range figs {
-		fmt.Printf("  %-*s  %-44s  %s\n", w, f.name, f.value, f.target)
+	if len(stale) > 0 {
+		return fmt.Errorf("%d figures the docs state differ from this run: %s", len(stale), strings.Join(stale, ", "))
 	}
 	return nil
 }
 
-// request sends one tools/call and returns the response object's JSON.
-func request(ctx context.Context, cs *mcp.ClientSession, req string) ([]byte, error) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "request", Arguments: json.RawMessage(req)})
+// server is a stdio MCP server child and the client session with it.
+type server struct {
+	cs  *mcp.ClientSession
+	pid int
+}
+
+func startServer(ctx context.Context, cmd *exec.Cmd) (*server, error) {
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "figures", Version: "v1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &server{cs: cs, pid: cmd.Process.Pid}, nil
+}
+
+func (s *server) close() { s.cs.Close() }
+
+// request sends one tools/call of the one tool and returns the response
+// object's JSON.
+func (s *server) request(ctx context.Context, req string) ([]byte, error) {
+	return callText(ctx, s.cs, "request", json.RawMessage(req))
+}
+
+func callText(ctx context.Context, cs *mcp.ClientSession, tool string, args any) ([]byte, error) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return nil, err
 	}
@@ -250,66 +307,94 @@ func request(ctx context.Context, cs *mcp.ClientSession, req string) ([]byte, er
 	if !ok {
 		return nil, fmt.Errorf("tool result content is %T", res.Content[0])
 	}
+	if res.IsError {
+		return []byte(t.Text), fmt.Errorf("tool error: %.300s", t.Text)
+	}
 	return []byte(t.Text), nil
 }
 
-func endedAt(bin, home, id string) (time.Time, error) {
-	out, err := exec.Command(bin, "--home", home, "--json", "job", "status", id).Output()
+func toolFigures(ctx context.Context, srv *server) (*table, error) {
+	t := &table{title: "the tool (limcp mcp)"}
+	tools, err := srv.cs.ListTools(ctx, nil)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("limcp job status: %w", err)
+		return nil, err
 	}
-	var d struct {
+	if len(tools.Tools) != 1 {
+		return nil, fmt.Errorf("tools/list lists %d tools", len(tools.Tools))
+	}
+	entry, _ := json.Marshal(tools.Tools[0])
+	resp, err := srv.request(ctx, `{"help": true}`)
+	if err != nil {
+		return nil, err
+	}
+	var cat struct {
+		Help struct {
+			Verbs []string `json:"verbs"`
+		} `json:"help"`
+	}
+	if err := json.Unmarshal(resp, &cat); err != nil || len(cat.Help.Verbs) == 0 {
+		return nil, fmt.Errorf("catalog: %s", resp)
+	}
+	perTool, err := oneToolPerVerb(ctx, srv, cat.Help.Verbs)
+	if err != nil {
+		return nil, err
+	}
+	produced["tool_bytes"] = float64(len(entry))
+	produced["tool_ratio_v1"] = float64(baselineToolsBytes) / float64(len(entry))
+	t.add("tools/list entry of the one tool", fmt.Sprintf("%d B", len(entry)),
+		fmt.Sprintf("< 1,024 B; seven v1 tools: 8,683 B (%.1fx); one tool per verb: %.1f KB (%.0fx)",
+			float64(baselineToolsBytes)/float64(len(entry)), float64(perTool)/1000, float64(perTool)/float64(len(entry))))
+	lines := 0
+	for _, l := range cat.Help.Verbs {
+		lines += len(l)
+	}
+	nv := float64(len(cat.Help.Verbs))
+	produced["catalog_verbs"] = nv
+	produced["catalog_line_bytes"] = float64(lines) / nv
+	produced["catalog_response_bytes"] = float64(len(resp)) / nv
+	t.add(fmt.Sprintf("catalog bytes per verb (%d verbs)", len(cat.Help.Verbs)),
+		fmt.Sprintf("%.1f B (lines); %.1f B (whole response)", float64(lines)/nv, float64(len(resp))/nv), "< 90 B")
+	return t, nil
+}
+
+// oneToolPerVerb is what tools/list would carry if each verb were its own
+// tool: its name, summary and args schema, as the help for it gives them.
+func oneToolPerVerb(ctx context.Context, srv *server, lines []string) (int, error) {
+	total := 0
+	for _, l := range lines {
+		verb, _, _ := strings.Cut(l, "(")
+		resp, err := srv.request(ctx, fmt.Sprintf(`{"help": %q}`, verb))
+		if err != nil {
+			return 0, err
+		}
+		var h struct {
+			Help struct {
+				Summary string          `json:"summary"`
+				Schema  json.RawMessage `json:"schema"`
+			} `json:"help"`
+		}
+		if err := json.Unmarshal(resp, &h); err != nil {
+			return 0, err
+		}
+		b, _ := json.Marshal(&mcp.Tool{Name: strings.ReplaceAll(verb, ".", "_"), Description: h.Help.Summary, InputSchema: h.Help.Schema})
+		total += len(b)
+	}
+	return total, nil
+}
+
+// seedRecord submits one echo run through the CLI: a record to read.
+func seedRecord(bin, home string) (string, error) {
+	out, err := exec.Command(bin, "--home", home, "--json", "agent", "echo", "figures").Output()
+	if err != nil {
+		return "", fmt.Errorf("limcp agent: %w: %s", err, out)
+	}
+	var sub struct {
 		Data struct {
-			Records []struct {
-				EndedAt time.Time `json:"ended_at"`
-			} `json:"records"`
+			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(out, &d); err != nil || len(d.Data.Records) != 1 || d.Data.Records[0].EndedAt.IsZero() {
-		return time.Time{}, fmt.Errorf("no end recorded for %s: %s", id, out)
+	if err := json.Unmarshal(out, &sub); err != nil || sub.Data.ID == "" {
+		return "", fmt.Errorf("limcp agent: %s", out)
 	}
-	return d.Data.Records[0].EndedAt, nil
+	return sub.Data.ID, nil
 }
-
-// vmRSS reads a process's resident set size in MB.
-func vmRSS(pid int) (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			if err != nil {
-				return 0, err
-			}
-			return kb / 1024, nil
-		}
-	}
-	return 0, errors.New("no VmRSS")
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return "load " + strings.Join(f[:3], " ")
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-func maxOf(ds []time.Duration) time.Duration {
-	m := ds[0]
-	for _, d := range ds {
-		m = max(m, d)
-	}
-	return m
-}
-
-func msec(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

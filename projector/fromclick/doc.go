@@ -76,8 +76,11 @@
 //	                               so no value is silently changed
 //	Path, File                     string naming a file, Param.Path read, write (a
 //	                               File mode that writes, writable=True, or an
-//	                               output name) or dir (dir_okay without
-//	                               file_okay); "-" (a standard stream) and "" refused
+//	                               output name), dir (dir_okay without
+//	                               file_okay), read_or_dir (a Path that allows
+//	                               both, click's default) or read (file_okay
+//	                               only, and File); "-" (a standard stream) and
+//	                               "" refused
 //	DateTime (default formats)     string, a pattern of valid dates (leap years
 //	                               included) and times in those formats
 //	required=True                  required

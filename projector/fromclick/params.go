@@ -404,6 +404,11 @@ func typeOf(t *rawType, rp *rawParam, opts *Options) (itemType, *projector.Unrep
 			out.path = projector.PathUseDir
 		case t.Writable || namesOutput(rp):
 			out.path = projector.PathUseWrite
+		case t.DirOkay:
+			// click.Path's default: a file or a directory, both read
+			// (black's SRC, sqlfluff's PATH). Marked read, a directory
+			// the program accepts would be refused.
+			out.path = projector.PathUseReadOrDir
 		}
 		// "-" is a standard stream (allow_dash), which the surface has
 		// none to hand over; "" names no file.

@@ -92,7 +92,7 @@ func TestWalkStructure(t *testing.T) {
 		}
 		paths := tree.Find("paths")
 		for name, use := range map[string]projector.PathUse{"src": projector.PathUseRead, "out": projector.PathUseWrite, "workdir": projector.PathUseDir,
-			"log": projector.PathUseWrite, "conf": projector.PathUseRead, "inputs": projector.PathUseRead} {
+			"log": projector.PathUseWrite, "conf": projector.PathUseRead, "inputs": projector.PathUseReadOrDir} {
 			if p := param(paths, name); p == nil || p.Path != use {
 				t.Errorf("%s: paths %s: %+v, want path use %q", python, name, p, use)
 			}

@@ -2,12 +2,12 @@ package fromcobra
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/verbsurface/verbsurface/internal/pattern"
 	"github.com/verbsurface/verbsurface/projector"
 )
 
@@ -113,7 +113,7 @@ func applyConstraints(c *cobra.Command, cmd *projector.Command) *projector.Unrep
 				// is what makes rendering round-trip; it is never replaced.
 				return bad("parameter %q already has the pattern %s from its type", name, p.Pattern)
 			}
-			if _, err := regexp.Compile(v); err != nil {
+			if _, err := pattern.Compile(v); err != nil { // compiled once for every command that shares it
 				return bad("%v", err)
 			}
 			p.Pattern = v

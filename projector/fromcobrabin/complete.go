@@ -114,6 +114,25 @@ func (p *program) parsesFlags(ctx context.Context, path []string) (name string, 
 	return path[len(path)-1], it.desc == helpFlagUsage(path[len(path)-1]), nil
 }
 
+// unknownFlag is a flag no program defines.
+const unknownFlag = "--verbsurface-no-such-flag"
+
+// readsRaw reports whether the command at path reads its argv raw
+// (DisableFlagParsing) although it completes cobra's own --help: cobra
+// before v1.7 adds the help flag to every command it completes, so
+// parsesFlags cannot tell. A command that parses its flags refuses an
+// unknown flag while completing (probeRejected); one that reads its argv
+// raw goes on to complete flag names after it. Anything else is taken
+// for raw too: its --help is then never run, which is the safe side (a
+// command that ignores unknown flags, FParseErrWhitelist, is lost).
+func (p *program) readsRaw(ctx context.Context, path []string) (bool, error) {
+	pr, err := p.parses(ctx, path, unknownFlag)
+	if err != nil {
+		return false, err
+	}
+	return pr != probeRejected, nil
+}
+
 // probe is what completing after a flag said about parsing it.
 type probe int
 

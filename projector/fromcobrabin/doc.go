@@ -16,6 +16,12 @@
 //     last in PATH and its --help prints help instead of running it;
 //     otherwise (DisableFlagParsing, or a help flag of the program's own)
 //     the command is unavailable and --help is never run on it.
+//   - PROG __complete PATH… --verbsurface-no-such-flag -: cobra before
+//     v1.7 adds the help flag to every command it completes, one that
+//     reads its argv raw too (hugo 0.111's "mod get", whose --help runs
+//     `go get`). A command that parses its flags refuses the unknown flag
+//     and completes nothing; any other answer makes it unavailable, and
+//     its --help is never run.
 //   - PROG PATH… --help: the usage block, the aliases, the command
 //     listing and pflag's flag blocks, read as cobra's default usage
 //     template prints them (help.go has the layout). A page in another

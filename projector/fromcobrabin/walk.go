@@ -128,6 +128,11 @@ func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, e
 	if !ok {
 		return nil, &Error{Argv: argv, Kind: KindProtocol, Err: errors.New("its completion (__complete --help) did not offer cobra's own --help flag (\"help for NAME\"), so it is not a cobra program, its cobra predates v1.2, or its root parses no flags")}
 	}
+	if raw, err := p.readsRaw(ctx, nil); err != nil {
+		return nil, w.fatal(ctx, err)
+	} else if raw {
+		return nil, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion goes on past an unknown flag (%s), so its root parses no flags (DisableFlagParsing) and its --help could run it", unknownFlag)}
+	}
 	w.root = name
 	root := w.visit(ctx, nil, "", true)
 	if err := w.failure(); err != nil {
@@ -264,6 +269,16 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 		}
 		if !ok {
 			return unavailable("cobra's completion does not offer its --help flag as cobra's own (%q), so it does not parse flags (DisableFlagParsing: it reads its argv raw) or its help flag is its own; its --help is not run, since it could run the command, and its subcommands, if any, are not walked", helpFlagUsage(path[len(path)-1]))
+		}
+		raw, err := w.prog.readsRaw(ctx, path)
+		if err != nil {
+			if !w.settled(err) {
+				return n
+			}
+			return unavailable("completing its flags failed: %v", err)
+		}
+		if raw {
+			return unavailable("cobra's completion goes on past an unknown flag (%s), so it does not parse flags (DisableFlagParsing: it reads its argv raw), though it offers cobra's own --help (as cobra before v1.7 does for every command); its --help is not run, since it could run the command, and its subcommands, if any, are not walked", unknownFlag)
 		}
 	}
 	out, err := w.prog.run(ctx, append(append([]string{}, path...), "--help")...)

@@ -56,7 +56,7 @@ func TestWalkCommands(t *testing.T) {
 	for _, c := range tree.Commands {
 		got = append(got, strings.Join(c.Path, " "))
 	}
-	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "required", "twice", "types", "vague"}
+	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "twice", "types", "vague"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("commands %q, want %q", got, want)
 	}
@@ -85,6 +85,7 @@ func TestWalkUnavailable(t *testing.T) {
 		reason string
 	}{
 		{"a command that does not parse its flags is not asked for its help", "raw", "", "does not parse flags (DisableFlagParsing"},
+		{"nor one that offers cobra's help flag but completes past an unknown flag", "rawhelp", "", "goes on past an unknown flag (--verbsurface-no-such-flag), so it does not parse flags"},
 		{"a help template of the program's own is not read", "custom", "", "not in cobra's usage layout"},
 		{"a Use line out of grammatical order gives no positionals", "prose", "", "positionals cannot be determined"},
 		{"a command whose subcommands cannot be listed", "broken", "", "listing its subcommands failed"},

@@ -63,27 +63,40 @@ func Tagged(tag string) []int {
 			continue
 		}
 		env, err := environ(st.PID)
-		if err != nil {
+		switch {
+		case err == nil && bytes.Contains(append(append([]byte{0}, env...), 0), want):
+			out = append(out, st.PID)
+		case err != nil || len(env) == 0:
+			// Unreadable (undumpable, for all but root) or, between fork
+			// and exec, empty for an instant: the arguments, then where
+			// it works, say whether it is the test's.
 			if args, err := cmdline(st.PID); err == nil && bytes.Contains(append(append([]byte{0}, args...), 0), home) {
 				out = append(out, st.PID)
+			} else if holdsPath(st.PID, tag) {
+				out = append(out, st.PID)
 			}
-			continue
-		}
-		if bytes.Contains(append(append([]byte{0}, env...), 0), want) {
-			out = append(out, st.PID)
 		}
 	}
 	return out
 }
 
 // Reap kills every process tagged tag (a test's cleanup) and returns those
-// that survived a second of trying.
+// that survived a second of trying. It returns only once two looks at the
+// process table, 50 ms apart, found none: a process that one look missed
+// (caught between fork and exec) is found by the next, before the test's
+// directory is removed under it.
 func Reap(tag string) []int {
+	quiet := 0
 	for round := 0; round < 20; round++ {
 		pids := Tagged(tag)
 		if len(pids) == 0 {
-			return nil
+			if quiet++; quiet == 2 {
+				return nil
+			}
+			time.Sleep(50 * time.Millisecond)
+			continue
 		}
+		quiet = 0
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

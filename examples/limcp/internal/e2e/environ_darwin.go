@@ -12,3 +12,7 @@ func environ(pid int) ([]byte, error) {
 
 // cmdline is environ: kern.procargs2 holds the arguments too.
 func cmdline(pid int) ([]byte, error) { return environ(pid) }
+
+// holdsPath is not read on macOS: Tagged finds its processes by their
+// arguments and environment alone.
+func holdsPath(int, string) bool { return false }

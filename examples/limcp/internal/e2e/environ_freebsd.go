@@ -14,3 +14,7 @@ func environ(pid int) ([]byte, error) {
 func cmdline(pid int) ([]byte, error) {
 	return unix.SysctlRaw("kern.proc.args", pid)
 }
+
+// holdsPath is not read on FreeBSD: Tagged finds its processes by their
+// arguments and environment alone.
+func holdsPath(int, string) bool { return false }

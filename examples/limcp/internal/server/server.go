@@ -138,7 +138,7 @@ type Server struct {
 	walk        *fromcobra.Options
 	hub         *wakeHub
 	models      *liveModels
-	watcher     *storeWatcher
+	watcher     *lazyStoreWatch
 	notify      *notifyEndpoint
 	mcp         *mcp.Server
 	pol         *policy.Policy // Options.PolicyFile, loaded; nil without one
@@ -168,8 +168,9 @@ const NoRootsHint = "its operator can start it with --root DIR (repeatable) to a
 var Version = buildinfo.Version()
 
 // New builds the server: walks the command tree (excluding ExcludedFlags),
-// registers the verb table, starts the store watcher and the notify
-// endpoint, and resolves the executable once.
+// registers the verb table, starts the notify endpoint, readies the store
+// watcher (it starts with the first job.wait), and resolves the
+// executable once.
 func New(opts Options) (*Server, error) {
 	if opts.Home == "" || !filepath.IsAbs(opts.Home) {
 		return nil, fmt.Errorf("server: the state home must be an absolute path, not %q", opts.Home)
@@ -275,10 +276,13 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: not serving: %d verbs of the allowlist cannot be offered: %s", len(bad), strings.Join(msgs, "; "))
 	}
 	if !opts.NoStoreSignal {
-		s.watcher = watchStore(filepath.Join(opts.Home, StoreFile), func() {
+		// Started by the first job.wait (lazyStoreWatch): a server that
+		// never waits never watches.
+		s.watcher = &lazyStoreWatch{dbFile: filepath.Join(opts.Home, StoreFile), noEvents: opts.StorePolling, onChange: func() {
 			s.hub.storeSignals.Add(1)
 			s.hub.signal()
-		}, opts.StorePolling)
+		}}
+		s.hub.onSubscribe = s.watcher.ensure
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "limcp", Version: Version}, nil)
 	verbsurface.AddRequestTool(s.mcp, s.surface)
@@ -394,7 +398,7 @@ func (s *Server) NotifyURL() string {
 type WakeStats struct {
 	StoreSignals  int64  `json:"store_signals"`
 	Notifications int64  `json:"notifications"`
-	StoreWatch    string `json:"store_watch"` // "inotify" (Linux), "kqueue" (macOS, FreeBSD), "polling" or "off"
+	StoreWatch    string `json:"store_watch"` // "inotify" (Linux), "kqueue" (macOS, FreeBSD), "polling", "unstarted" (no job.wait yet) or "off"
 }
 
 // WakeStats returns the wake counters.
@@ -407,9 +411,12 @@ func (s *Server) WakeStats() WakeStats {
 }
 
 // ServeStdio serves the MCP session on stdin/stdout until the client
-// closes it or ctx ends.
+// closes it or ctx ends. A piped stdin is read through the runtime's
+// poller (see stdin).
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+	in, restore := stdin()
+	defer restore()
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: stdout{os.Stdout}})
 }
 
 // Close stops the store watcher and the notify endpoint. It does not touch

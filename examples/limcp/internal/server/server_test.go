@@ -411,6 +411,7 @@ func TestStoreSignalHomeCreatedLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	srv.StartStoreWatch()
 	if st := srv.WakeStats(); st.StoreWatch != "polling" {
 		t.Fatalf("watching a missing home: %+v", st)
 	}

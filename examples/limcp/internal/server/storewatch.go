@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,19 @@ import (
 // goes away, the watcher polls the two files' size and modification time
 // instead, and keeps trying to set the watch up. Polling the files ignores
 // an empty WAL, which is what a read-only session leaves for a moment.
+//
+// Switching between the two loses nothing: the watcher keeps the files'
+// state as it last saw it (seen), and each mode starts from it. Once a
+// watch is set up, the files are compared with seen and a difference is a
+// change (a write between polling's last look and the watch would
+// otherwise reach neither); polling after a lost watch compares its first
+// look with seen, kept current after every change the events reported.
+//
+// The watcher starts when the first job.wait needs it (lazyStoreWatch):
+// a server that answers one request and exits (limcp call) never makes an
+// inotify instance, whose teardown at exit was most of that cold path
+// (16 of 26.5 ms). A write before the first wait needs no signal: the
+// wait's first observation reads the store after the watch is set up.
 
 const (
 	// storePollEvery is the fallback's sampling period.
@@ -60,29 +74,54 @@ type storeWatcher struct {
 	onChange func()
 	noEvents bool // tests (and --store-polling): force the polling fallback
 
+	pollEvery, retryEvery time.Duration // storePollEvery, watchRetryEvery
+	// seen is the files' state as the watcher last saw it; only its own
+	// goroutine touches it.
+	seen map[string]fileSig
+	// Test hooks, nil in production: beforeWatch runs just before the
+	// watch is set up (an error fails the attempt, as a missing directory
+	// does); afterLost just after a watch is lost, before polling looks.
+	beforeWatch func() error
+	afterLost   func()
+
 	cancel context.CancelFunc
 	done   chan struct{}
 	mode   atomic.Value // string: watchEvents or watchPolling
 }
 
 // watchStore starts watching the store file dbFile (an absolute path) for
-// writes and calls onChange for each batch of changes it sees. Stop it with
-// close.
+// writes and calls onChange for each batch of changes it sees. It returns
+// once the watch is set up (or, failing that, polling has taken its first
+// look), so a write made after it returns is signalled. Stop it with close.
 func watchStore(dbFile string, onChange func(), noEvents bool) *storeWatcher {
-	ctx, cancel := context.WithCancel(context.Background())
+	w := newStoreWatcher(dbFile, onChange, noEvents)
+	w.start()
+	return w
+}
+
+func newStoreWatcher(dbFile string, onChange func(), noEvents bool) *storeWatcher {
 	base := filepath.Base(dbFile)
 	w := &storeWatcher{
-		dir:      filepath.Dir(dbFile),
-		names:    map[string]bool{base: true, base + "-wal": true},
-		created:  base,
-		onChange: onChange,
-		noEvents: noEvents || watchEvents == "",
-		cancel:   cancel,
-		done:     make(chan struct{}),
+		dir:        filepath.Dir(dbFile),
+		names:      map[string]bool{base: true, base + "-wal": true},
+		created:    base,
+		onChange:   onChange,
+		noEvents:   noEvents || watchEvents == "",
+		pollEvery:  storePollEvery,
+		retryEvery: watchRetryEvery,
+		done:       make(chan struct{}),
 	}
 	w.mode.Store(watchPolling)
-	go w.run(ctx)
 	return w
+}
+
+func (w *storeWatcher) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.seen = w.signature()
+	ready := make(chan struct{})
+	go w.run(ctx, ready)
+	<-ready
 }
 
 func (w *storeWatcher) close() {
@@ -92,16 +131,22 @@ func (w *storeWatcher) close() {
 
 func (w *storeWatcher) currentMode() string { return w.mode.Load().(string) }
 
-func (w *storeWatcher) run(ctx context.Context) {
+// run alternates between events and polling until ctx ends; ready is
+// closed once the first mode is in place.
+func (w *storeWatcher) run(ctx context.Context, ready chan struct{}) {
 	defer close(w.done)
 	for ctx.Err() == nil {
 		if !w.noEvents {
-			if err := w.events(ctx); err == nil {
+			err := w.events(ctx, ready)
+			if err == nil {
 				return // ctx ended
+			}
+			if w.afterLost != nil {
+				w.afterLost()
 			}
 		}
 		w.mode.Store(watchPolling)
-		w.poll(ctx, watchRetryEvery)
+		w.poll(ctx, w.retryEvery, ready)
 	}
 }
 
@@ -109,16 +154,25 @@ var errWatchLost = errors.New("the watched directory went away")
 
 // events watches the directory until ctx ends (nil) or the watch cannot
 // be set up or is lost (an error: fall back to polling).
-func (w *storeWatcher) events(ctx context.Context) error {
+func (w *storeWatcher) events(ctx context.Context, ready chan struct{}) error {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
 	defer fw.Close()
+	if w.beforeWatch != nil {
+		if err := w.beforeWatch(); err != nil {
+			return err
+		}
+	}
 	if err := fw.Add(w.dir); err != nil {
 		return err
 	}
 	w.mode.Store(watchEvents)
+	// What changed before the watch existed (since polling last looked)
+	// no event will report.
+	w.look()
+	signalReady(ready)
 	for {
 		select {
 		case <-ctx.Done():
@@ -129,6 +183,7 @@ func (w *storeWatcher) events(ctx context.Context) error {
 			}
 			changed, lost := w.classify(ev)
 			if changed {
+				w.seen = w.signature() // polling, should the watch be lost, starts from here
 				w.onChange()
 			}
 			if lost || len(fw.WatchList()) == 0 {
@@ -139,11 +194,30 @@ func (w *storeWatcher) events(ctx context.Context) error {
 				return errWatchLost
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.seen = w.signature()
 				w.onChange() // an overflow may have dropped a change: count it as one
 				continue
 			}
 			return err
 		}
+	}
+}
+
+// look compares the files with what the watcher last saw, signals a
+// difference, and remembers what it saw.
+func (w *storeWatcher) look() {
+	sig := w.signature()
+	if !sameSig(sig, w.seen) {
+		w.seen = sig
+		w.onChange()
+	}
+}
+
+func signalReady(ready chan struct{}) {
+	select {
+	case <-ready:
+	default:
+		close(ready)
 	}
 }
 
@@ -184,10 +258,13 @@ func (w *storeWatcher) signature() map[string]fileSig {
 	return sig
 }
 
-// poll samples the files every storePollEvery for d (or until ctx ends).
-func (w *storeWatcher) poll(ctx context.Context, d time.Duration) {
-	last := w.signature()
-	tick := time.NewTicker(storePollEvery)
+// poll samples the files every pollEvery for d (or until ctx ends),
+// comparing each look with the one before, the first with what the
+// watcher last saw in any mode.
+func (w *storeWatcher) poll(ctx context.Context, d time.Duration, ready chan struct{}) {
+	w.look() // what changed while no watch reported anything
+	signalReady(ready)
+	tick := time.NewTicker(w.pollEvery)
 	defer tick.Stop()
 	deadline := time.Now().Add(d)
 	for {
@@ -196,14 +273,54 @@ func (w *storeWatcher) poll(ctx context.Context, d time.Duration) {
 			return
 		case <-tick.C:
 		}
-		sig := w.signature()
-		if !sameSig(sig, last) {
-			w.onChange()
-		}
-		last = sig
+		w.look()
 		if !w.noEvents && time.Now().After(deadline) {
 			return
 		}
+	}
+}
+
+// lazyStoreWatch is the store watcher of a server, started by the first
+// job.wait that subscribes to the wakes (ensure) rather than when the
+// server starts; see the note on the cold path above.
+type lazyStoreWatch struct {
+	dbFile   string
+	onChange func()
+	noEvents bool
+
+	mu     sync.Mutex
+	w      *storeWatcher // nil until started
+	closed bool
+}
+
+// watchModeUnstarted is the mode before the first wait started the watch.
+const watchModeUnstarted = "unstarted"
+
+// ensure starts the watcher unless it runs or the server closed; it
+// returns once the watch is in place.
+func (l *lazyStoreWatch) ensure() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w == nil && !l.closed {
+		l.w = watchStore(l.dbFile, l.onChange, l.noEvents)
+	}
+}
+
+func (l *lazyStoreWatch) currentMode() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w == nil {
+		return watchModeUnstarted
+	}
+	return l.w.currentMode()
+}
+
+func (l *lazyStoreWatch) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.w != nil {
+		l.w.close()
 	}
 }
 

@@ -27,6 +27,11 @@ type wakeHub struct {
 	// Counters by source, for tests and the bench figures.
 	storeSignals  atomic.Int64
 	notifySignals atomic.Int64
+
+	// onSubscribe, when set, runs before each subscription is made: the
+	// server starts its store watcher there, on the first wait that
+	// needs it, and it returns once the watch is in place.
+	onSubscribe func()
 }
 
 func newWakeHub() *wakeHub { return &wakeHub{subs: map[chan struct{}]struct{}{}} }
@@ -49,6 +54,9 @@ func (h *wakeHub) signal() {
 // coalesce), so the wait observes at most once per gap because of wakes,
 // whatever the rate of signals.
 func (h *wakeHub) subscribe(ctx context.Context, gap time.Duration) <-chan struct{} {
+	if h.onSubscribe != nil {
+		h.onSubscribe()
+	}
 	in := make(chan struct{}, 1)
 	out := make(chan struct{}, 1)
 	h.mu.Lock()
