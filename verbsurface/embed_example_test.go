@@ -28,7 +28,7 @@ func newNotesRoot() *cobra.Command {
 	return root
 }
 
-// Example_embedding is the README's embedding section, complete: a cobra
+// Example_embedding is docs/embedding.md's program, complete: a cobra
 // CLI in the same binary, its tree tied to the executable (a rebuilt
 // binary makes every verb unavailable until restart instead of serving
 // stale schemas), a verb that demands the fingerprint though it is not a
