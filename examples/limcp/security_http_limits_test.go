@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/verbsurface/verbsurface/internal/procstat"
 )
 
 // The HTTP attacks of issue 25 on connections and memory, against the
@@ -28,80 +28,42 @@ import (
 // behind them, and 64 concurrent 4 MiB tools/call took the server from 17
 // MB to 1.23 GB. The same attacks on `verbsurface serve --http` are in
 // cmd/verbsurface/http_limits_test.go.
-// connCount is how many TCP connections the process pid holds that it
-// accepted on the port of url: its socket descriptors whose inodes
-// /proc/PID/net/tcp and tcp6 list with that local port in a state other
-// than LISTEN. A count of all its descriptors would also count whatever
-// else the server opens meanwhile (a command's pipes, a store watcher),
-// and a cap on connections is about connections.
+// connCount is how many TCP connections the server pid accepted on the
+// port of serverURL (procstat.Conns: not its other descriptors).
 func connCount(t testing.TB, pid int, serverURL string) int {
 	t.Helper()
 	u, err := url.Parse(serverURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := strconv.ParseInt(u.Port(), 10, 32)
+	port, err := strconv.Atoi(u.Port())
 	if err != nil {
 		t.Fatalf("no port in %s: %v", serverURL, err)
 	}
-	inodes := map[string]bool{}
-	for _, table := range []string{"tcp", "tcp6"} {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			f := strings.Fields(line)
-			if len(f) < 10 || f[3] == "0A" { // 0A: LISTEN
-				continue
-			}
-			_, hexPort, _ := strings.Cut(f[1], ":")
-			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil && p == port {
-				inodes[f[9]] = true
-			}
-		}
-	}
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	ents, err := os.ReadDir(dir)
+	n, err := procstat.Conns(pid, port)
 	if err != nil {
 		t.Skipf("cannot count connections here: %v", err)
-	}
-	n := 0
-	for _, e := range ents {
-		link, err := os.Readlink(filepath.Join(dir, e.Name()))
-		if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok && inodes[strings.TrimSuffix(inode, "]")] {
-			n++
-		}
 	}
 	return n
 }
 
-// fdCount is how many descriptors a process has open.
 func fdCount(t testing.TB, pid int) int {
 	t.Helper()
-	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	n, err := procstat.FDs(pid)
 	if err != nil {
 		t.Skipf("cannot count descriptors here: %v", err)
 	}
-	return len(ents)
+	return n
 }
 
 // vmHWMMB is a process's peak resident set size in MB.
 func vmHWMMB(t testing.TB, pid int) float64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	mb, err := procstat.StatusMB(pid, "VmHWM")
 	if err != nil {
 		t.Skipf("cannot read the peak resident set here: %v", err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb float64
-			fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
-			return kb / 1024
-		}
-	}
-	t.Fatalf("no VmHWM for %d", pid)
-	return 0
+	return mb
 }
 
 // attackConn is one raw connection to the server.
