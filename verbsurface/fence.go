@@ -62,7 +62,7 @@ func (f *fence) matchName(name string) (string, bool) {
 	}
 	joined := strings.Join(toks, "")
 	for i, j := range f.joined {
-		if len(joined) <= maxDistanceRunes && editDistance(joined, j) <= 1 {
+		if len(joined) <= maxDistanceRunes && withinOneEdit(joined, j) {
 			return f.shown[i], true
 		}
 	}

@@ -111,10 +111,40 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
+// withinOneEdit reports editDistance(a, b) <= 1 without the table: equal,
+// or one rune substituted, inserted, deleted, or two adjacent runes
+// transposed. The fence asks it of every registered name against every
+// fenced path, so it allocates nothing and stops at the first difference.
+func withinOneEdit(a, b string) bool {
+	var bufA, bufB [maxDistanceRunes]rune
+	ra, rb := appendFirstRunes(bufA[:0], a), appendFirstRunes(bufB[:0], b)
+	if len(ra) > len(rb) {
+		ra, rb = rb, ra
+	}
+	i := 0
+	for i < len(ra) && ra[i] == rb[i] {
+		i++
+	}
+	switch len(rb) - len(ra) {
+	case 0:
+		if i == len(ra) || slices.Equal(ra[i+1:], rb[i+1:]) {
+			return true // equal, or one substitution at i
+		}
+		return i+1 < len(ra) && ra[i] == rb[i+1] && ra[i+1] == rb[i] && slices.Equal(ra[i+2:], rb[i+2:])
+	case 1:
+		return slices.Equal(ra[i:], rb[i+1:]) // rb has one rune more, at i
+	}
+	return false
+}
+
 // firstRunes returns at most the first maxDistanceRunes runes of s without
 // decoding the rest.
 func firstRunes(s string) []rune {
-	out := make([]rune, 0, min(len(s), maxDistanceRunes))
+	return appendFirstRunes(make([]rune, 0, min(len(s), maxDistanceRunes)), s)
+}
+
+// appendFirstRunes appends s's first maxDistanceRunes runes to out.
+func appendFirstRunes(out []rune, s string) []rune {
 	for _, r := range s {
 		if len(out) == maxDistanceRunes {
 			break

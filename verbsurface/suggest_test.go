@@ -97,3 +97,31 @@ func TestHostileNamesStaySmall(t *testing.T) {
 		t.Errorf("unknown envelope key: want one problem naming it exactly with a clipped reason and message, got %.300s", resp.JSON())
 	}
 }
+
+// TestWithinOneEditAgreesWithEditDistance checks the fence's fast test
+// against the table it replaces on every pair of short strings over a
+// small alphabet (so every substitution, insertion, deletion and
+// transposition of up to four runes occurs), a multi-byte rune among them,
+// and on names longer than the compared prefix.
+func TestWithinOneEditAgreesWithEditDistance(t *testing.T) {
+	alphabet := []string{"a", "b", "é"}
+	words := []string{""}
+	for n, level := 0, []string{""}; n < 4; n++ {
+		var next []string
+		for _, w := range level {
+			for _, r := range alphabet {
+				next = append(next, w+r)
+			}
+		}
+		words, level = append(words, next...), next
+	}
+	long := strings.Repeat("x", maxDistanceRunes)
+	words = append(words, long, long+"y", long+"yz", "y"+long, long[1:])
+	for _, a := range words {
+		for _, b := range words {
+			if got, want := withinOneEdit(a, b), editDistance(a, b) <= 1; got != want {
+				t.Fatalf("withinOneEdit(%q, %q) = %v, editDistance = %d", a, b, got, editDistance(a, b))
+			}
+		}
+	}
+}

@@ -90,11 +90,20 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 	}
 	accepted := make([]bool, limit+1)
 	lo, hi := -1, -1
-	open := knownOpen(c)
+	open, none := knownOpen(c), knownNone(c)
 	for n := 0; n <= limit; n++ {
 		// With no validator below the root, or cobra.ArbitraryArgs,
-		// every count is accepted by cobra's own definition: no probe.
-		accepted[n] = open || validate(args(n))
+		// every count is accepted by cobra's own definition, and with
+		// cobra.NoArgs only none: no probe (NoArgs formats an error for
+		// every count it rejects, a third of a large tree's walk).
+		switch {
+		case open:
+			accepted[n] = true
+		case none:
+			accepted[n] = n == 0
+		default:
+			accepted[n] = validate(args(n))
+		}
 		if accepted[n] {
 			if lo < 0 {
 				lo = n
@@ -359,6 +368,12 @@ func knownOpen(c *cobra.Command) bool {
 		return c.HasParent() || !c.HasSubCommands()
 	}
 	return reflect.ValueOf(c.Args).Pointer() == reflect.ValueOf(cobra.ArbitraryArgs).Pointer()
+}
+
+// knownNone reports whether c's validator is cobra.NoArgs itself, which by
+// its definition accepts the empty list and nothing else.
+func knownNone(c *cobra.Command) bool {
+	return c.Args != nil && reflect.ValueOf(c.Args).Pointer() == reflect.ValueOf(cobra.NoArgs).Pointer()
 }
 
 // argsValidator returns whether c accepts a positional argument list, as
