@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,16 @@ import (
 //
 //	<!-- docs-test: skip: needs Claude Code -->
 //
+// A block that runs a third-party program the suite installs in CI (a
+// Debian package) names it:
+//
+//	<!-- docs-test: needs: yamllint -->
+//
+// Where a program it names is not on PATH, that block and the rest of its
+// page are skipped (later blocks may stand on it), unless
+// $VERBSURFACE_REQUIRE_PROGRAMS is set (.ci/run sets it after installing
+// them), where the absence fails.
+//
 // A ```sh block runs as a bash script; a ```console block runs the lines
 // that start with "$ " (a line ending in a backslash continues on the
 // next), and the lines between are the output a reader sees, not checked.
@@ -36,6 +47,13 @@ import (
 // in the next, as in a reader's terminal.
 
 const docsSkipMarker = "<!-- docs-test: skip:"
+
+// docsNeedsMarker names the programs the next block runs.
+const docsNeedsMarker = "<!-- docs-test: needs:"
+
+// requireProgramsEnv makes a program a needs marker names and PATH lacks a
+// failure rather than a skip.
+const requireProgramsEnv = "VERBSURFACE_REQUIRE_PROGRAMS"
 
 // docsInsideVar is set in the environment of the blocks, so that this test
 // never runs inside itself.
@@ -75,10 +93,11 @@ func taggedEnv(t *testing.T) []string {
 
 // docBlock is one fenced shell block of a Markdown file.
 type docBlock struct {
-	line int    // the fence's line, 1-based
-	lang string // sh or console
-	text string
-	skip string // the marker's reason, when marked
+	line  int    // the fence's line, 1-based
+	lang  string // sh or console
+	text  string
+	skip  string   // the marker's reason, when marked
+	needs []string // the programs a needs marker names
 }
 
 // docBlocks returns the sh and console blocks of a Markdown file in order.
@@ -92,6 +111,7 @@ func docBlocks(path string) ([]docBlock, error) {
 	var body strings.Builder
 	indent := "" // the fence's own indentation (a block inside a list item)
 	skip := ""
+	var needs []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -105,22 +125,35 @@ func docBlocks(path string) ([]docBlock, error) {
 			body.WriteString(strings.TrimPrefix(line, indent) + "\n")
 		case strings.HasPrefix(trimmed, docsSkipMarker):
 			skip = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(trimmed, docsSkipMarker), "-->"))
+		case strings.HasPrefix(trimmed, docsNeedsMarker):
+			needs = strings.Fields(strings.TrimSuffix(strings.TrimPrefix(trimmed, docsNeedsMarker), "-->"))
 		case strings.HasPrefix(trimmed, "```"):
 			lang := strings.TrimPrefix(trimmed, "```")
 			if lang == "sh" || lang == "console" {
-				cur = &docBlock{line: n, lang: lang, skip: skip}
+				cur = &docBlock{line: n, lang: lang, skip: skip, needs: needs}
 				indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
 				body.Reset()
 			}
-			skip = ""
+			skip, needs = "", nil
 		case trimmed != "":
-			skip = "" // a marker applies to the block right after it
+			skip, needs = "", nil // a marker applies to the block right after it
 		}
 	}
 	if cur != nil {
 		return nil, fmt.Errorf("%s:%d: unclosed code block", path, cur.line)
 	}
 	return blocks, sc.Err()
+}
+
+// missingPrograms is those of programs that PATH does not hold.
+func missingPrograms(programs []string) []string {
+	var missing []string
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	return missing
 }
 
 // script is what a block runs in the shell.
@@ -188,6 +221,13 @@ func TestDocsRunAsWritten(t *testing.T) {
 				if b.skip != "" {
 					t.Logf("%s:%d: skipped: %s", doc.file, b.line, b.skip)
 					continue
+				}
+				if missing := missingPrograms(b.needs); len(missing) > 0 {
+					if os.Getenv(requireProgramsEnv) != "" {
+						t.Fatalf("%s:%d needs %s, not on PATH (%s is set: CI installed them)", doc.file, b.line, strings.Join(missing, ", "), requireProgramsEnv)
+					}
+					t.Logf("%s:%d and the rest of the page: skipped: %s not on PATH (.ci/run installs it)", doc.file, b.line, strings.Join(missing, ", "))
+					break
 				}
 				fmt.Fprintf(&script, "echo '::: %s:%d' >&2\n%s\n", doc.file, b.line, b.script())
 				ran++
@@ -321,6 +361,7 @@ func TestDocsPagesAreLinked(t *testing.T) {
 // next block only), console prompts and continuations.
 func TestDocBlocks(t *testing.T) {
 	md := "intro\n" + docsSkipMarker + " needs a client -->\n```sh\nclaude mcp add x\n```\n" +
+		docsNeedsMarker + " yamllint csvjson -->\n```sh\nyamllint x\n```\n" +
 		"```console\n$ limcp agent echo \\\n    hi\nok, started\n$ limcp job list\n```\n" +
 		"```go\nfmt.Println()\n```\n```sh\necho two\n```\n"
 	path := filepath.Join(t.TempDir(), "x.md")
@@ -331,9 +372,13 @@ func TestDocBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(blocks) != 3 || blocks[0].skip != "needs a client" || blocks[1].skip != "" || blocks[2].skip != "" {
+	if len(blocks) != 4 || blocks[0].skip != "needs a client" || blocks[1].skip != "" || blocks[2].skip != "" || blocks[3].skip != "" {
 		t.Fatalf("blocks %+v", blocks)
 	}
+	if !slices.Equal(blocks[1].needs, []string{"yamllint", "csvjson"}) || blocks[0].needs != nil || blocks[2].needs != nil {
+		t.Fatalf("needs markers read as %+v", blocks)
+	}
+	blocks = blocks[1:]
 	if got, want := blocks[1].script(), "limcp agent echo \\\n    hi\nlimcp job list\n"; got != want {
 		t.Errorf("console script %q, want %q", got, want)
 	}
