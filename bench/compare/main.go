@@ -23,13 +23,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/verbsurface/verbsurface/internal/procstat"
 )
 
 func main() {
@@ -102,7 +101,7 @@ func run(n int, specs []string) error {
 		}
 	}
 	for _, b := range builds {
-		if b.cpu0, err = cpuTime(b.pid); err != nil {
+		if b.cpu0, err = procstat.CPUTime(b.pid); err != nil {
 			return err
 		}
 	}
@@ -119,7 +118,7 @@ func run(n int, specs []string) error {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("job.status through limcp mcp, %d ops per build, interleaved; load %s\n", n, strings.Join(strings.Fields(string(load))[:3], " "))
 	for _, b := range builds {
-		cpu, err := cpuTime(b.pid)
+		cpu, err := procstat.CPUTime(b.pid)
 		if err != nil {
 			return err
 		}
@@ -128,28 +127,4 @@ func run(n int, specs []string) error {
 			float64((cpu-b.cpu0).Microseconds())/1000/float64(n), float64(b.wall[len(b.wall)/2].Microseconds())/1000)
 	}
 	return nil
-}
-
-// cpuTime is a process's CPU time so far, every thread's
-// (/proc/PID/task/*/schedstat, in nanoseconds).
-func cpuTime(pid int) (time.Duration, error) {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	if err != nil || len(tasks) == 0 {
-		return 0, fmt.Errorf("no schedstat for pid %d", pid)
-	}
-	var sum time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			ns, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil {
-				return 0, err
-			}
-			sum += time.Duration(ns)
-		}
-	}
-	return sum, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/bench/internal/synth"
+	"github.com/verbsurface/verbsurface/internal/procstat"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
@@ -49,7 +50,7 @@ func growth(ctx context.Context, bin string, sizes []int, starts int, g *goals) 
 				return nil, fmt.Errorf("synthcli mcp (%d commands): %w", n, err)
 			}
 			st = append(st, time.Since(t0))
-			c, err := cpuTime(cmd.Process.Pid)
+			c, err := procstat.CPUTime(cmd.Process.Pid)
 			if err != nil {
 				return nil, err
 			}
@@ -77,7 +78,7 @@ func growth(ctx context.Context, bin string, sizes []int, starts int, g *goals) 
 		}
 		r.catalog, r.help = median(cat), median(help)
 		var err error
-		if r.rssMB, err = vmRSS(srv.cmd.Process.Pid); err != nil {
+		if r.rssMB, err = procstat.StatusMB(srv.cmd.Process.Pid, "VmRSS"); err != nil {
 			return nil, err
 		}
 		srv.close()

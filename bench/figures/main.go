@@ -45,6 +45,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/verbsurface/verbsurface/internal/docfigures"
+	"github.com/verbsurface/verbsurface/internal/procstat"
 )
 
 // baselineToolsBytes is what the seven-tool v1 server advertised.
@@ -175,7 +176,7 @@ func run(c config) error {
 	}
 	defer srv.close()
 	time.Sleep(300 * time.Millisecond)
-	rssFresh, err := vmRSS(srv.pid)
+	rssFresh, err := procstat.StatusMB(srv.pid, "VmRSS")
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func run(c config) error {
 			return err
 		}
 		time.Sleep(time.Second)
-		rssWorked, err := vmRSS(srv.pid)
+		rssWorked, err := procstat.StatusMB(srv.pid, "VmRSS")
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+
+	"github.com/verbsurface/verbsurface/internal/procstat"
 )
 
 // side is one way of running job.status, timed in turn with the others.
@@ -82,7 +84,7 @@ func perOp(ctx context.Context, b bins, home, id string, n int, g *goals) (*tabl
 	before := make([]time.Duration, len(sides))
 	for i, s := range sides {
 		if s.pid != 0 {
-			if before[i], err = cpuTime(s.pid); err != nil {
+			if before[i], err = procstat.CPUTime(s.pid); err != nil {
 				return nil, err
 			}
 		}
@@ -99,7 +101,7 @@ func perOp(ctx context.Context, b bins, home, id string, n int, g *goals) (*tabl
 	}
 	for i, s := range sides {
 		if s.pid != 0 {
-			after, err := cpuTime(s.pid)
+			after, err := procstat.CPUTime(s.pid)
 			if err != nil {
 				return nil, err
 			}

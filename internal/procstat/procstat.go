@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FDs is how many descriptors process pid holds.
@@ -72,4 +73,31 @@ func StatusMB(pid int, field string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("procstat: no %s in /proc/%d/status", field, pid)
+}
+
+// CPUTime is process pid's CPU time so far, every thread's: the sum of the
+// first field of /proc/PID/task/*/schedstat (nanoseconds on the CPU, the
+// scheduler's own exact accounting, not the 10 ms ticks of /proc/PID/stat).
+func CPUTime(pid int) (time.Duration, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("procstat: no schedstat for pid %d", pid)
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that just exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("procstat: schedstat of %d: %v", pid, err)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Conns counts the connections this process accepted on its listener's
@@ -51,5 +52,37 @@ func TestConnsCountsAcceptedConnections(t *testing.T) {
 	}
 	if _, err := StatusMB(pid, "NoSuchField"); err == nil {
 		t.Fatal("a field /proc does not have read without an error")
+	}
+}
+
+// TestCPUTimeCountsThisProcess: spinning on the CPU shows in the sum, and
+// the sum never goes back.
+func TestCPUTimeCountsThisProcess(t *testing.T) {
+	before, err := CPUTime(os.Getpid())
+	if err != nil {
+		t.Skipf("cannot read this process's CPU time here: %v", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	x := 0
+	for {
+		for i := 0; i < 1_000_000; i++ {
+			x += i
+		}
+		now, err := CPUTime(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now < before {
+			t.Fatalf("CPU time went back: %v after %v", now, before)
+		}
+		if now-before >= 20*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("20 s of spinning counted %v of CPU time (x=%d)", now-before, x)
+		}
+	}
+	if _, err := CPUTime(-1); err == nil {
+		t.Error("CPUTime(-1) answered without error")
 	}
 }
