@@ -74,6 +74,20 @@ func BenchmarkCheck5000(b *testing.B) {
 	}
 }
 
+// BenchmarkRegister5000 registers a walked 5,000-command tree's verbs:
+// every name against the fence, near misses included.
+func BenchmarkRegister5000(b *testing.B) {
+	t, err := Walk(5000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Registry(t); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCatalog5000 answers {"help": true} for 5,000 cached verbs and
 // encodes the tool result as the binding sends it.
 func BenchmarkCatalog5000(b *testing.B) {
