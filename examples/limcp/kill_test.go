@@ -6,6 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -61,8 +64,13 @@ func TestKillPlayWithFiveSlowInvocations(t *testing.T) {
 `)
 	s := e.submit("play", "fan5", "go")
 	sess := e.waitChildrenStarted(s.Session, 5)
-	if len(e.tagged()) < 11 { // play worker + 5 × (worker, sh, sleep) at least
-		t.Fatalf("only %d processes running before the kill", len(e.tagged()))
+	// A child is recorded started before its worker has its provider
+	// running: wait for the trees, do not count them at one instant.
+	for deadline := time.Now().Add(60 * time.Second); len(e.tagged()) < 11; { // play worker + 5 × (worker, sh, sleep) at least
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d processes running 60s after the children started", len(e.tagged()))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	var rep killReport
 	e.ok(&rep, "kill", s.ID, "--grace", "3s")
@@ -114,11 +122,24 @@ func TestKillNeedingSIGKILLIsForceKill(t *testing.T) {
 func TestKillPartialIsReportedEntityByEntity(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.writeFile("providers.yaml", slowProviders)
-	s := e.submit("agent", "slow", "orphan me")
+	// The provider says when it runs: killing the worker before it has
+	// started its provider would leave a group with no members, a kill
+	// with nothing partial about it (a loaded machine did that once in
+	// three runs while the test counted processes instead).
+	ready := filepath.Join(t.TempDir(), "provider-started")
+	e.writeFile("providers.yaml", fmt.Sprintf(`providers:
+  - name: marked
+    argv: ["sh", "-c", ": > '%s'; cat >/dev/null; sleep 60"]
+`, ready))
+	s := e.submit("agent", "marked", "orphan me")
 	r := e.waitStarted(s.ID)
-	deadline := time.Now().Add(5 * time.Second)
-	for len(e.tagged()) < 2 && time.Now().Before(deadline) {
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the provider of %s did not start within 60s", s.ID)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := syscall.Kill(*r.PID, syscall.SIGKILL); err != nil { // the worker only
