@@ -100,14 +100,20 @@ func TestRunEnvironmentHoldsNoServerSecret(t *testing.T) {
 	s := c.submitEcho("sleeper", "hello")
 	rec := e.waitStarted(s.ID)
 	worker := *rec.PID
+	// The provider is the worker's child that runs sleep: a child caught
+	// between fork and exec is still a copy of the worker (a CI run read
+	// one that was gone a moment later), so the command line decides.
 	var provider int
-	for deadline := time.Now().Add(10 * time.Second); provider == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if kids := childrenOf(worker); len(kids) > 0 {
-			provider = kids[0]
+	for deadline := time.Now().Add(30 * time.Second); provider == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, kid := range childrenOf(worker) {
+			argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid))
+			if words := strings.Split(string(argv), "\x00"); err == nil && len(words) > 1 && filepath.Base(words[0]) == "sleep" && words[1] == "30" {
+				provider = kid
+			}
 		}
 	}
 	if provider == 0 {
-		t.Fatalf("the worker %d started no provider process", worker)
+		t.Fatalf("the worker %d started no provider process (sleep 30) within 30s; its children now: %v", worker, childrenOf(worker))
 	}
 	for _, p := range []struct {
 		what string
