@@ -41,12 +41,6 @@ func (e *env) lockStore() {
 	var _ *sql.Conn = conn
 }
 
-// cmdlineOf is pid's arguments, space-joined ("" once it is gone).
-func cmdlineOf(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return strings.ReplaceAll(string(b), "\x00", " ")
-}
-
 // TestServerKilledMidCommandLeavesNothing is the attack: the
 // server is SIGKILLed while the CLI child of an agent.submit with a large
 // prompt works (it waits on the store, held locked). The child dies with

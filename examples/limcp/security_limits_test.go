@@ -60,6 +60,12 @@ func environOf(t *testing.T, pid int) map[string]string {
 	return out
 }
 
+// cmdlineOf is pid's arguments, space-joined ("" once it is gone).
+func cmdlineOf(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return strings.ReplaceAll(string(b), "\x00", " ")
+}
+
 // childrenOf lists the live processes whose parent is pid.
 func childrenOf(pid int) []int {
 	ents, _ := os.ReadDir("/proc")
@@ -100,14 +106,13 @@ func TestRunEnvironmentHoldsNoServerSecret(t *testing.T) {
 	s := c.submitEcho("sleeper", "hello")
 	rec := e.waitStarted(s.ID)
 	worker := *rec.PID
-	// The provider is the worker's child that runs sleep: a child caught
-	// between fork and exec is still a copy of the worker (a CI run read
-	// one that was gone a moment later), so the command line decides.
+	// The provider is the worker's child that runs sleep, told by its
+	// command line: a CI run that took the first child it saw read one
+	// that was gone by the time its environment was read.
 	var provider int
 	for deadline := time.Now().Add(30 * time.Second); provider == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, kid := range childrenOf(worker) {
-			argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid))
-			if words := strings.Split(string(argv), "\x00"); err == nil && len(words) > 1 && filepath.Base(words[0]) == "sleep" && words[1] == "30" {
+			if argv := strings.Fields(cmdlineOf(kid)); len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && argv[1] == "30" {
 				provider = kid
 			}
 		}

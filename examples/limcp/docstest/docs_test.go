@@ -145,6 +145,28 @@ func docBlocks(path string) ([]docBlock, error) {
 	return blocks, sc.Err()
 }
 
+// blocksToRun is the blocks of file a test machine runs, in order: not
+// those marked skip, and none from the first block that needs a program
+// PATH lacks (later blocks may stand on it) — or, when require is set, an
+// error naming the program. notes say what was left out and why.
+func blocksToRun(file string, blocks []docBlock, require bool) (run []docBlock, notes []string, err error) {
+	for _, b := range blocks {
+		if b.skip != "" {
+			notes = append(notes, fmt.Sprintf("%s:%d: skipped: %s", file, b.line, b.skip))
+			continue
+		}
+		if missing := missingPrograms(b.needs); len(missing) > 0 {
+			if require {
+				return nil, notes, fmt.Errorf("%s:%d needs %s, not on PATH (%s is set: CI installed them)", file, b.line, strings.Join(missing, ", "), requireProgramsEnv)
+			}
+			notes = append(notes, fmt.Sprintf("%s:%d and the rest of the page: skipped: %s not on PATH (.ci/run installs it)", file, b.line, strings.Join(missing, ", ")))
+			break
+		}
+		run = append(run, b)
+	}
+	return run, notes, nil
+}
+
 // missingPrograms is those of programs that PATH does not hold.
 func missingPrograms(programs []string) []string {
 	var missing []string
@@ -216,22 +238,17 @@ func TestDocsRunAsWritten(t *testing.T) {
 			}
 			var script strings.Builder
 			script.WriteString("set -euo pipefail\n")
-			ran := 0
-			for _, b := range blocks {
-				if b.skip != "" {
-					t.Logf("%s:%d: skipped: %s", doc.file, b.line, b.skip)
-					continue
-				}
-				if missing := missingPrograms(b.needs); len(missing) > 0 {
-					if os.Getenv(requireProgramsEnv) != "" {
-						t.Fatalf("%s:%d needs %s, not on PATH (%s is set: CI installed them)", doc.file, b.line, strings.Join(missing, ", "), requireProgramsEnv)
-					}
-					t.Logf("%s:%d and the rest of the page: skipped: %s not on PATH (.ci/run installs it)", doc.file, b.line, strings.Join(missing, ", "))
-					break
-				}
-				fmt.Fprintf(&script, "echo '::: %s:%d' >&2\n%s\n", doc.file, b.line, b.script())
-				ran++
+			run, notes, err := blocksToRun(doc.file, blocks, os.Getenv(requireProgramsEnv) != "")
+			for _, n := range notes {
+				t.Log(n)
 			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range run {
+				fmt.Fprintf(&script, "echo '::: %s:%d' >&2\n%s\n", doc.file, b.line, b.script())
+			}
+			ran := len(run)
 			if ran == 0 {
 				if doc.file == "README.md" {
 					t.Fatalf("%s has no block that runs", doc.file)
@@ -378,9 +395,39 @@ func TestDocBlocks(t *testing.T) {
 	if !slices.Equal(blocks[1].needs, []string{"yamllint", "csvjson"}) || blocks[0].needs != nil || blocks[2].needs != nil {
 		t.Fatalf("needs markers read as %+v", blocks)
 	}
-	blocks = blocks[1:]
-	if got, want := blocks[1].script(), "limcp agent echo \\\n    hi\nlimcp job list\n"; got != want {
+	if got, want := blocks[2].script(), "limcp agent echo \\\n    hi\nlimcp job list\n"; got != want {
 		t.Errorf("console script %q, want %q", got, want)
+	}
+}
+
+// TestBlocksToRun: a block needing a program PATH lacks ends the page's
+// run (skipped with a note), or fails it when CI says the programs are
+// installed; a block needing one PATH has runs, and skip markers skip.
+func TestBlocksToRun(t *testing.T) {
+	const absent = "verbsurface-test-no-such-program"
+	blocks := []docBlock{
+		{line: 1, text: "a"},
+		{line: 2, text: "b", skip: "needs a client"},
+		{line: 3, text: "c", needs: []string{"sh"}},
+		{line: 4, text: "d", needs: []string{"sh", absent}},
+		{line: 5, text: "e"},
+	}
+	run, notes, err := blocksToRun("x.md", blocks, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, b := range run {
+		lines = append(lines, b.line)
+	}
+	if !slices.Equal(lines, []int{1, 3}) {
+		t.Errorf("ran the blocks of lines %v, want [1 3]", lines)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[1], "x.md:4 and the rest of the page") || !strings.Contains(notes[1], absent) || strings.Contains(notes[1], "sh,") {
+		t.Errorf("notes %q", notes)
+	}
+	if _, _, err := blocksToRun("x.md", blocks, true); err == nil || !strings.Contains(err.Error(), "x.md:4 needs "+absent) {
+		t.Errorf("with the programs required: %v, want an error naming %s at x.md:4", err, absent)
 	}
 }
 
