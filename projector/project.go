@@ -206,6 +206,37 @@ func DependentRequired(cmd *Command) []Dependency {
 	return deps
 }
 
+// Representable returns the error [Project] would return for cmd, nil
+// when Project would succeed, without building the schema. A server that
+// checks thousands of commands at start needs only to know which it can
+// offer; the schema of each is projected when something needs it.
+func Representable(cmd *Command) error {
+	rules, err := commandRules(cmd)
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		if _, err := r.defaultJSON(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaultJSON is the parameter's default as the schema's "default" (nil
+// when it has none).
+func (r *rule) defaultJSON() (json.RawMessage, error) {
+	p := r.param
+	if p.Default == nil {
+		return nil, nil
+	}
+	raw, err := marshalDefault(p.Default)
+	if err != nil {
+		return nil, fmt.Errorf("projector: parameter %q: default %v: %w", p.Name, p.Default, err)
+	}
+	return raw, nil
+}
+
 func (r *rule) schema() (*jsonschema.Schema, error) {
 	p := r.param
 	item := r.item.schema()
@@ -229,13 +260,11 @@ func (r *rule) schema() (*jsonschema.Schema, error) {
 		bareSchema(s)
 	}
 	s.Description = p.Help
-	if p.Default != nil {
-		raw, err := marshalDefault(p.Default)
-		if err != nil {
-			return nil, fmt.Errorf("projector: parameter %q: default %v: %w", p.Name, p.Default, err)
-		}
-		s.Default = raw
+	raw, err := r.defaultJSON()
+	if err != nil {
+		return nil, err
 	}
+	s.Default = raw
 	return s, nil
 }
 

@@ -162,6 +162,7 @@ func TestProjectUnavailable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			s, err := Project(tt.cmd)
+			sameAsProject(t, tt.cmd, err)
 			var ue *UnavailableError
 			if !errors.As(err, &ue) {
 				t.Fatalf("Project error = %v (schema %v), want *UnavailableError", err, s)
@@ -218,6 +219,7 @@ func TestProjectRejectsInconsistentModels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			_, err := Project(tt.cmd)
+			sameAsProject(t, tt.cmd, err)
 			var ue *UnavailableError
 			if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "invalid parser model") {
 				t.Fatalf("error = %v, want an invalid-model error containing %q", err, tt.want)
@@ -239,6 +241,44 @@ func TestProjectForbiddenOutsideConstraints(t *testing.T) {
 		if _, err := Project(cmdWith(p)); err != nil {
 			t.Errorf("%s: %v", p.Name, err)
 		}
+	}
+}
+
+// sameAsProject fails t unless Representable says of cmd what Project
+// said (projectErr): the same error, or none.
+func sameAsProject(t *testing.T, cmd *Command, projectErr error) {
+	t.Helper()
+	err := Representable(cmd)
+	if (err == nil) != (projectErr == nil) || err != nil && err.Error() != projectErr.Error() {
+		t.Errorf("Representable = %v, Project = %v", err, projectErr)
+	}
+	var ue, pue *UnavailableError
+	if errors.As(err, &ue) != errors.As(projectErr, &pue) {
+		t.Errorf("Representable's error is an *UnavailableError: %v; Project's: %v", ue != nil, pue != nil)
+	}
+}
+
+// TestRepresentableAgreesWithProject: on commands Project accepts, and on
+// a default it cannot encode (the one error only building the schema used
+// to find), Representable says what Project says.
+func TestRepresentableAgreesWithProject(t *testing.T) {
+	str := func(n string) *Param {
+		return &Param{Name: n, Options: []string{"--" + n}, Kind: KindString, Arity: ArityOne}
+	}
+	for name, cmd := range map[string]*Command{
+		"plain": cmdWith(str("a"), &Param{Name: "n", Options: []string{"--n"}, Kind: KindInteger, Arity: ArityOne, Default: int64(3)}),
+		"groups": {Path: []string{"t"}, Runnable: true, Params: []*Param{str("a"), str("b")},
+			Groups: []Group{{Params: []string{"a", "b"}, Required: true}}},
+		"list default":                 cmdWith(&Param{Name: "tags", Options: []string{"--tags"}, Kind: KindString, Arity: ArityRepeated, Default: []string{"x", "y"}}),
+		"a default JSON cannot encode": cmdWith(&Param{Name: "c", Options: []string{"--c"}, Kind: KindString, Arity: ArityOne, Default: make(chan int)}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Project(cmd)
+			if name == "a default JSON cannot encode" && err == nil {
+				t.Fatal("Project encoded a channel as a default")
+			}
+			sameAsProject(t, cmd, err)
+		})
 	}
 }
 

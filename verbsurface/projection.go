@@ -27,12 +27,13 @@ type projection struct {
 	cmd       *projector.Command // as projected (the machine flag removed)
 	dialect   projector.Dialect
 	verb      string // the verb the fingerprint is of
-	validator *Validator
 	signature string // the catalog's "(model, prompt, +11)"
-	// fp is the schema fingerprint, worked out on first use (a help, a
-	// spawn op, an error that teaches): a server checking 5,000 verbs at
-	// start needs none of them. Shared by the copies injectDynamic makes.
-	fp *lazyFingerprint
+	// val and fp are the compiled validator and the schema fingerprint,
+	// worked out on first use (an op validates, a help or a spawn op
+	// fingerprints): a server checking 5,000 verbs at start needs to know
+	// only which it can offer. Shared by the copies injectDynamic makes.
+	val *lazyValidator
+	fp  *lazyFingerprint
 
 	// Exactly one of these is set when the verb cannot be offered.
 	unavailable *unavailableReason
@@ -50,6 +51,32 @@ type unavailableReason struct {
 }
 
 func (p *projection) ok() bool { return p.unavailable == nil && p.fenced == "" && p.internal == nil }
+
+type lazyValidator struct {
+	once sync.Once
+	v    *Validator
+	err  error
+}
+
+// validator is the compiled validator of an offered verb, compiled from
+// schema() once. It fails only if the validator cannot read a schema the
+// projector wrote, a bug that the op reports as an internal error.
+func (p *projection) validator() (*Validator, error) {
+	if p.val == nil {
+		return nil, fmt.Errorf("verbsurface: verb %q: no schema to validate against", p.verb)
+	}
+	p.val.once.Do(func() {
+		s := p.schema()
+		if s == nil {
+			p.val.err = fmt.Errorf("verbsurface: verb %q: no schema to validate against", p.verb)
+			return
+		}
+		if p.val.v, p.val.err = CompileValidator(s); p.val.err != nil {
+			p.val.err = fmt.Errorf("verbsurface: verb %q: %w", p.verb, p.val.err)
+		}
+	})
+	return p.val.v, p.val.err
+}
 
 type lazyFingerprint struct {
 	once sync.Once
@@ -297,8 +324,7 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		return p
 	}
 	p := &projection{cmd: cmd, dialect: t.Dialect, dynValue: dynValue}
-	schema, err := projector.Project(cmd)
-	if err != nil {
+	if err := projector.Representable(cmd); err != nil {
 		var ue *projector.UnavailableError
 		if errors.As(err, &ue) {
 			p.unavailable = &unavailableReason{Param: ue.Param, Reason: ue.Error()}
@@ -308,12 +334,8 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		s.cache.put(slot, id, p)
 		return p
 	}
-	p.verb, p.fp = v.Name, &lazyFingerprint{}
-	if p.validator, err = CompileValidator(schema); err != nil {
-		p.internal = fmt.Errorf("verbsurface: verb %q: %w", v.Name, err)
-	} else {
-		p.signature = signature(p.validator, v.Dynamic)
-	}
+	p.verb, p.val, p.fp = v.Name, &lazyValidator{}, &lazyFingerprint{}
+	p.signature = signature(cmd, v.Dynamic)
 	s.cache.put(slot, id, p)
 	return p
 }
@@ -429,28 +451,38 @@ func hasOption(cmd *projector.Command, option string) bool {
 	return slices.ContainsFunc(cmd.Params, func(p *projector.Param) bool { return slices.Contains(p.Options, option) })
 }
 
-// signature renders the catalog's parameter summary: required parameters
-// in schema order, each required group as "a|b", then the count of
-// optional ones; a dynamic verb adds that its value injects more.
-func signature(v *Validator, dyn *Dynamic) string {
+// signature renders the catalog's parameter summary of a command that
+// projects (projector.Representable): required parameters in schema
+// order, each at-least-one set (a required group, then each of
+// AnyRequired) as "a|b", then the count of optional ones; a dynamic verb
+// adds that its value injects more. It reads the command, not the schema
+// or the validator, so the catalog of a verb never needs either; the
+// schema says the same (TestSignatureAgreesWithTheSchema).
+func signature(cmd *projector.Command, dyn *Dynamic) string {
 	var parts []string
 	inGroup := map[string]bool{}
-	for _, name := range v.order {
-		if slices.Contains(v.required, name) {
-			parts = append(parts, name)
+	for _, p := range cmd.Params {
+		if p.Required {
+			parts = append(parts, p.Name)
 		}
 	}
-	for _, r := range v.rules {
-		if !r.exclusive {
-			parts = append(parts, strings.Join(r.params, "|"))
-			for _, p := range r.params {
-				inGroup[p] = true
-			}
+	atLeastOne := func(names []string) {
+		parts = append(parts, strings.Join(names, "|"))
+		for _, n := range names {
+			inGroup[n] = true
 		}
+	}
+	for _, g := range cmd.Groups {
+		if g.Required {
+			atLeastOne(g.Params)
+		}
+	}
+	for _, set := range cmd.AnyRequired {
+		atLeastOne(set)
 	}
 	optional := 0
-	for _, name := range v.order {
-		if !slices.Contains(v.required, name) && !inGroup[name] {
+	for _, p := range cmd.Params {
+		if !p.Required && !inGroup[p.Name] {
 			optional++
 		}
 	}

@@ -491,7 +491,12 @@ func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gat
 		}
 	}
 	g.proj = p
-	if problems := p.validator.Validate(args); len(problems) > 0 {
+	val, err := p.validator()
+	if err != nil {
+		g.err = &ErrorObject{Code: CodeInternalError, Message: err.Error()}
+		return g
+	}
+	if problems := val.Validate(args); len(problems) > 0 {
 		g.err = argsError(v, p, &op, CodeInvalidArgs, problems)
 		return g
 	}
@@ -499,7 +504,7 @@ func (s *Surface) gate(ctx context.Context, rs *requestState, op envelopeOp) gat
 	// What runs is this copy, taken before the policy sees the args: a
 	// policy that wrongly writes to op.Args cannot slip an unvalidated
 	// value past validation.
-	g.normalized = p.validator.normalizeArgs(args)
+	g.normalized = val.normalizeArgs(args)
 	if prob := s.guardStored(ctx, rs, v, g.normalized); prob != nil {
 		g.err = argsError(v, p, &op, CodeInvalidArgs, []Problem{*prob})
 	}
@@ -794,9 +799,12 @@ type Unoffered struct {
 // said to tolerate unavailable verbs.
 //
 // Check leaves every verb's projection cached, so the first catalog after
-// it costs no projection. A large registry is projected on every CPU at
-// once (verbs are independent and projection is pure): a 5,000-verb CLI is
-// checked in about half the time on two CPUs.
+// it costs no projection. It settles what can be offered without building
+// a schema (projector.Representable): a verb's validator is compiled from
+// its schema by the verb's first op, its fingerprint by its first help or
+// spawn op, so a 5,000-verb server starts without 5,000 schemas. A large
+// registry is checked on every CPU at once (verbs are independent and
+// projection is pure).
 func (s *Surface) Check(ctx context.Context) []Unoffered {
 	rs := &requestState{}
 	verbs := s.reg.snapshot()
