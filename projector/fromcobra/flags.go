@@ -60,6 +60,32 @@ func isRequired(f *pflag.Flag) bool {
 func bounds(lo, hi float64) (*float64, *float64) { return &lo, &hi }
 
 // flagParam maps one visible flag to a parameter, by its pflag value type.
+// pflagAction is the Param.Action of a flag of pflag type typ: a constant
+// for pflag's own types (a walk makes one per flag), built for others.
+func pflagAction(typ string) string {
+	switch typ {
+	case "string":
+		return "pflag:string"
+	case "bool":
+		return "pflag:bool"
+	case "int":
+		return "pflag:int"
+	case "int64":
+		return "pflag:int64"
+	case "stringSlice":
+		return "pflag:stringSlice"
+	case "stringArray":
+		return "pflag:stringArray"
+	case "duration":
+		return "pflag:duration"
+	case "float64":
+		return "pflag:float64"
+	case "count":
+		return "pflag:count"
+	}
+	return "pflag:" + typ
+}
+
 func flagParam(f *pflag.Flag) *projector.Param {
 	typ := f.Value.Type()
 	p := &projector.Param{
@@ -69,7 +95,7 @@ func flagParam(f *pflag.Flag) *projector.Param {
 		Arity:    projector.ArityOne,
 		Required: isRequired(f),
 		Help:     f.Usage,
-		Action:   "pflag:" + typ,
+		Action:   pflagAction(typ),
 		Type:     typ,
 	}
 	if f.Shorthand != "" {

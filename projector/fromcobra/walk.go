@@ -69,6 +69,18 @@ func Walk(root *cobra.Command, opts *Options) (*projector.Tree, error) {
 
 type walker struct {
 	exclude map[string]bool
+
+	// Scratch for command, reused from one command to the next (Walk
+	// walks on one goroutine).
+	offered map[string]string
+	claimed map[string]claimant
+	bound   map[uintptr]string
+}
+
+// claimant is what claimed a parameter name: a flag or a positional.
+type claimant struct {
+	by         string // a flag's name or a Use-line word
+	positional bool
 }
 
 func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
@@ -86,26 +98,30 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 	}
 	// Sized for a typical command (the walk is most of a full projection's
 	// allocations); they grow beyond that as needed.
-	type claimant struct {
-		by         string // a flag's name or a Use-line word
-		positional bool
-	}
 	describe := func(c claimant) string {
 		if c.positional {
 			return "positional " + c.by
 		}
 		return "flag --" + c.by
 	}
-	offered := make(map[string]string, 16)   // flag name -> param name, for offered flags
-	claimed := make(map[string]claimant, 16) // param name -> what claimed it
+	// The walk's scratch maps, emptied for each command: a tree of
+	// thousands of commands would otherwise allocate three maps apiece.
+	if w.offered == nil {
+		w.offered, w.claimed, w.bound = map[string]string{}, map[string]claimant{}, map[uintptr]string{}
+	}
+	clear(w.offered)
+	clear(w.claimed)
+	clear(w.bound)
+	offered := w.offered // flag name -> param name, for offered flags
+	claimed := w.claimed // param name -> what claimed it
 	claim := func(name string, c claimant) {
 		if prev, dup := claimed[name]; dup && cmd.Unrepresentable == nil {
 			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("%s and %s both map to parameter name %q", describe(prev), describe(c), name)}
 		}
 		claimed[name] = c
 	}
-	bound := make(map[uintptr]string, 16) // a flag Value's address -> the first param bound to it
-	var sharing map[uintptr][]string      // the addresses bound to more than one: every param
+	bound := w.bound                 // a flag Value's address -> the first param bound to it
+	var sharing map[uintptr][]string // the addresses bound to more than one: every param
 	var sharingOrder []uintptr
 	addFlags := func(fs *pflag.FlagSet) {
 		fs.VisitAll(func(f *pflag.Flag) {
@@ -197,6 +213,9 @@ func summary(c *cobra.Command) string {
 // snakeCase turns a flag's long name or a Use-line word into a schema name:
 // "dry-run" → "dry_run", "promptFile" → "prompt_file", "MODEL" → "model".
 func snakeCase(s string) string {
+	if isSnake(s) {
+		return s // most flag names: nothing to change, nothing to allocate
+	}
 	var b strings.Builder
 	runes := []rune(s)
 	for i, r := range runes {
@@ -213,6 +232,17 @@ func snakeCase(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// isSnake reports whether snakeCase would return s unchanged: lower-case
+// ASCII letters, digits and underscores only.
+func isSnake(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // valuePointer is the address a flag's Value points at (pflag's built-in

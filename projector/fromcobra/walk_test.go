@@ -309,7 +309,8 @@ func TestPositionals(t *testing.T) {
 }
 
 func TestSnakeCase(t *testing.T) {
-	for in, want := range map[string]string{"dry-run": "dry_run", "promptFile": "prompt_file", "MODEL": "model", "PROMPT_FILE": "prompt_file", "v2Name": "v2_name", "a.b": "a_b"} {
+	for in, want := range map[string]string{"dry-run": "dry_run", "promptFile": "prompt_file", "MODEL": "model", "PROMPT_FILE": "prompt_file", "v2Name": "v2_name", "a.b": "a_b",
+		"dry_run": "dry_run", "c10": "c10", "x": "x", "": "", "é-x": "é_x", "naïve": "naïve"} {
 		if got := snakeCase(in); got != want {
 			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
 		}
