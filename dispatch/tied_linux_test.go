@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,5 +67,79 @@ func TestCommandOutlivesTheThreadThatAskedForIt(t *testing.T) {
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || line != "ping\n" {
 		t.Fatalf("the command did not answer (%q, %v): it died with the thread that asked for it", line, err)
+	}
+}
+
+// TestStdinIsOneSharedDevNull: every command reads end of file from
+// /dev/null, the very open file the runner holds for all of them (kcmp
+// compares a running command's stdin with it), rather than one opened
+// per command; and nothing is left open per command.
+func TestStdinIsOneSharedDevNull(t *testing.T) {
+	dir := t.TempDir()
+	pidFile, goFile := dir+"/pid", dir+"/go"
+	script := `readlink /proc/self/fd/0; echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; while [ ! -e "$1" ]; do sleep 0.01; done; if read -r line; then echo read; else echo eof; fi`
+	r, err := NewRunner("/bin/sh", &Options{Output: OutputText, LeadingArgs: []string{"-c", script, pidFile, goFile}, Timeout: 20 * time.Second, Grace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	for i := range 5 {
+		os.Remove(pidFile)
+		os.Remove(goFile)
+		before := fds()
+		type result struct {
+			data json.RawMessage
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			data, err := r.Run(bg(), nil)
+			done <- result{data, err}
+		}()
+		var pid int
+		for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(5 * time.Millisecond) {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				fmt.Sscan(string(b), &pid)
+			} else if time.Now().After(deadline) {
+				t.Fatal("the command never wrote its pid")
+			}
+		}
+		null := devNull()
+		if null == nil {
+			t.Fatal("no shared /dev/null")
+		}
+		same, _, errno := unix.Syscall6(unix.SYS_KCMP, uintptr(os.Getpid()), uintptr(pid), 0 /* KCMP_FILE */, null.Fd(), 0, 0)
+		if errno == unix.ENOSYS {
+			t.Skip("kcmp is not in this kernel: nothing to compare the command's stdin with")
+		}
+		if errno != 0 {
+			t.Fatalf("kcmp: %v", errno)
+		}
+		if same != 0 {
+			t.Errorf("run %d: the command's stdin is not the runner's shared /dev/null", i)
+		}
+		if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res := <-done
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		var got OutputResult
+		if err := json.Unmarshal(res.data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"/dev/null\neof\n"`; string(got.Output) != want {
+			t.Fatalf("the command's stdin: %s, want %s", got.Output, want)
+		}
+		if after := fds(); i > 0 && after != before {
+			t.Errorf("run %d: %d descriptors open before the command, %d after", i, before, after)
+		}
 	}
 }
