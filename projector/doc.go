@@ -9,7 +9,8 @@
 // a Python click command tree (and so a Typer app). Everything else in this package is a pure
 // function of that model:
 //
-//   - [Project] gives one command's argument schema,
+//   - [Project] gives one command's argument schema, and [Representable]
+//     whether it would, without building it,
 //   - [Fingerprint] gives a verb's schema fingerprint,
 //   - [RenderArgv] renders validated arguments as argv,
 //   - [Tree.Find] resolves a command path (aliases included),

@@ -161,3 +161,17 @@ func ExampleDependentRequired() {
 	// projector: command "calendar": parameter "month": can be given only together with "year": argv gives positionals left to right, so without "year" this value would be read as "year"
 	// [-- 2026 3]
 }
+
+// Representable answers "can this command be offered?" as Project would,
+// without building the schema: what a server checks every verb with at
+// start.
+func ExampleRepresentable() {
+	fmt.Println(projector.Representable(exampleCommand()))
+	net := exampleCommand()
+	net.Params = append(net.Params, &projector.Param{Name: "net", Options: []string{"--net"}, Kind: projector.KindString, Arity: projector.ArityOne,
+		Unrepresentable: &projector.Unrepresentable{Action: "pflag:ipNet", Type: "ipNet", Reason: "pflag value type ipNet is not supported"}})
+	fmt.Println(projector.Representable(net))
+	// Output:
+	// <nil>
+	// projector: command "jobs list": parameter "net" (action pflag:ipNet, type ipNet): pflag value type ipNet is not supported; command unavailable
+}
