@@ -3,8 +3,10 @@ package verbsurface
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,7 +101,7 @@ func TestCheckTakesNoFingerprint(t *testing.T) {
 	if p == nil || !p.ok() {
 		t.Fatalf("big.c0001 not projected: %+v", p)
 	}
-	if p.fp.fp != "" {
+	if p.fp.v != "" {
 		t.Fatal("Check computed a fingerprint")
 	}
 	h, ok := s.help(context.Background(), &requestState{}, &helpRequest{verb: "big.c0001"})
@@ -114,7 +116,57 @@ func TestCheckTakesNoFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.(*VerbHelp).SchemaFingerprint; got != want || p.fp.fp != want {
-		t.Fatalf("help's fingerprint %s, cached %s; the schema's is %s", got, p.fp.fp, want)
+	if got := h.(*VerbHelp).SchemaFingerprint; got != want || p.fp.v != want {
+		t.Fatalf("help's fingerprint %s, cached %s; the schema's is %s", got, p.fp.v, want)
+	}
+}
+
+// TestCheckCompilesNoValidator: Check leaves a verb's validator to its
+// first op, which compiles it once (later ops reuse it) and still
+// validates closed; a validator that cannot be compiled is the op's
+// internal_error, and the command does not run.
+func TestCheckCompilesNoValidator(t *testing.T) {
+	ran := 0
+	s := largeSurface(t, 20)
+	s.opts.Runner = RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
+		ran++
+		return json.RawMessage(`{}`), nil
+	})
+	s.Check(context.Background())
+	p := s.cache.lastProjection("big.c0001")
+	if p == nil || !p.ok() {
+		t.Fatalf("big.c0001 not projected: %+v", p)
+	}
+	if p.val.v != nil || p.val.err != nil {
+		t.Fatal("Check compiled a validator")
+	}
+	op := func(verb, args string) *Response {
+		return s.Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"`+verb+`","args":`+args+`}]}`), nil)
+	}
+	if resp := op("big.c0001", `{"id":"x","count":2}`); resp.Status != StatusSuccess {
+		t.Fatalf("first op: %s", resp.JSON())
+	}
+	compiled := p.val.v
+	if compiled == nil {
+		t.Fatal("the first op compiled no validator")
+	}
+	if resp := op("big.c0001", `{"id":"x","colour":"red"}`); resp.Status == StatusSuccess || !strings.Contains(string(resp.JSON()), CodeInvalidArgs) {
+		t.Fatalf("an unknown parameter after the first op: %s", resp.JSON())
+	}
+	if p.val.v != compiled {
+		t.Fatal("the second op compiled the validator again")
+	}
+
+	// A projection whose validator fails to compile (a projector bug no
+	// schema the projector writes can cause, so it is planted).
+	q := s.cache.lastProjection("big.c0002")
+	q.val.once.Do(func() { q.val.err = errors.New("verbsurface: verb \"big.c0002\": planted compile failure") })
+	before := ran
+	resp := op("big.c0002", `{"id":"x"}`)
+	if resp.Status == StatusSuccess || !strings.Contains(string(resp.JSON()), CodeInternalError) || !strings.Contains(string(resp.JSON()), "planted compile failure") {
+		t.Fatalf("an op on a verb whose validator cannot compile: %s", resp.JSON())
+	}
+	if ran != before {
+		t.Fatal("the command ran without a validator")
 	}
 }

@@ -32,8 +32,8 @@ type projection struct {
 	// worked out on first use (an op validates, a help or a spawn op
 	// fingerprints): a server checking 5,000 verbs at start needs to know
 	// only which it can offer. Shared by the copies injectDynamic makes.
-	val *lazyValidator
-	fp  *lazyFingerprint
+	val *lazy[*Validator]
+	fp  *lazy[string]
 
 	// Exactly one of these is set when the verb cannot be offered.
 	unavailable *unavailableReason
@@ -52,10 +52,18 @@ type unavailableReason struct {
 
 func (p *projection) ok() bool { return p.unavailable == nil && p.fenced == "" && p.internal == nil }
 
-type lazyValidator struct {
+// lazy is a value worked out once, on its first use, by whichever
+// goroutine gets there first; the copies injectDynamic makes of a
+// projection share it.
+type lazy[T any] struct {
 	once sync.Once
-	v    *Validator
+	v    T
 	err  error
+}
+
+func (l *lazy[T]) get(work func() (T, error)) (T, error) {
+	l.once.Do(func() { l.v, l.err = work() })
+	return l.v, l.err
 }
 
 // validator is the compiled validator of an offered verb, compiled from
@@ -63,25 +71,19 @@ type lazyValidator struct {
 // projector wrote, a bug that the op reports as an internal error.
 func (p *projection) validator() (*Validator, error) {
 	if p.val == nil {
-		return nil, fmt.Errorf("verbsurface: verb %q: no schema to validate against", p.verb)
+		return nil, p.noSchema("validate against")
 	}
-	p.val.once.Do(func() {
+	return p.val.get(func() (*Validator, error) {
 		s := p.schema()
 		if s == nil {
-			p.val.err = fmt.Errorf("verbsurface: verb %q: no schema to validate against", p.verb)
-			return
+			return nil, p.noSchema("validate against")
 		}
-		if p.val.v, p.val.err = CompileValidator(s); p.val.err != nil {
-			p.val.err = fmt.Errorf("verbsurface: verb %q: %w", p.verb, p.val.err)
+		v, err := CompileValidator(s)
+		if err != nil {
+			return nil, fmt.Errorf("verbsurface: verb %q: %w", p.verb, err)
 		}
+		return v, nil
 	})
-	return p.val.v, p.val.err
-}
-
-type lazyFingerprint struct {
-	once sync.Once
-	fp   string
-	err  error
 }
 
 // fingerprint is the schema fingerprint of an offered verb: the
@@ -91,19 +93,25 @@ type lazyFingerprint struct {
 // an op could match by carrying none.
 func (p *projection) fingerprint() (string, error) {
 	if p.fp == nil {
-		return "", fmt.Errorf("verbsurface: verb %q: no schema to fingerprint", p.verb)
+		return "", p.noSchema("fingerprint")
 	}
-	p.fp.once.Do(func() {
+	return p.fp.get(func() (string, error) {
 		s := p.schema()
 		if s == nil {
-			p.fp.err = fmt.Errorf("verbsurface: verb %q: no schema to fingerprint", p.verb)
-			return
+			return "", p.noSchema("fingerprint")
 		}
-		if p.fp.fp, p.fp.err = projector.Fingerprint(p.verb, s); p.fp.err != nil {
-			p.fp.err = fmt.Errorf("verbsurface: verb %q: fingerprint: %w", p.verb, p.fp.err)
+		fp, err := projector.Fingerprint(p.verb, s)
+		if err != nil {
+			return "", fmt.Errorf("verbsurface: verb %q: fingerprint: %w", p.verb, err)
 		}
+		return fp, nil
 	})
-	return p.fp.fp, p.fp.err
+}
+
+// noSchema is the error of asking a projection that offers nothing for
+// what only a schema gives.
+func (p *projection) noSchema(what string) error {
+	return fmt.Errorf("verbsurface: verb %q: no schema to %s", p.verb, what)
 }
 
 // fingerprintOrEmpty is fingerprint for a message or an error object,
@@ -334,7 +342,7 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		s.cache.put(slot, id, p)
 		return p
 	}
-	p.verb, p.val, p.fp = v.Name, &lazyValidator{}, &lazyFingerprint{}
+	p.verb, p.val, p.fp = v.Name, &lazy[*Validator]{}, &lazy[string]{}
 	p.signature = signature(cmd, v.Dynamic)
 	s.cache.put(slot, id, p)
 	return p

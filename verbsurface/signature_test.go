@@ -65,11 +65,11 @@ func TestSignatureAgreesWithTheSchema(t *testing.T) {
 		{{Params: []string{"b", "c"}, Required: true}, {Params: []string{"a", "d"}}},
 		{{Params: []string{"c"}, Required: true}, {Params: []string{"b", "d"}, Required: true}},
 	} {
-		for _, any := range [][][]string{nil, {{"d", "c"}}, {{"a"}, {"b", "c", "d"}}} {
+		for _, sets := range [][][]string{nil, {{"d", "c"}}, {{"a"}, {"b", "c", "d"}}} {
 			for _, req := range []bool{false, true} {
 				cmds = append(cmds, &projector.Command{Path: []string{"t"}, Runnable: true,
 					Params: []*projector.Param{str("a", req), str("b", false), str("c", false), str("d", req)},
-					Groups: groups, AnyRequired: any})
+					Groups: groups, AnyRequired: sets})
 			}
 		}
 	}

@@ -59,7 +59,6 @@ func isRequired(f *pflag.Flag) bool {
 
 func bounds(lo, hi float64) (*float64, *float64) { return &lo, &hi }
 
-// flagParam maps one visible flag to a parameter, by its pflag value type.
 // pflagAction is the Param.Action of a flag of pflag type typ: a constant
 // for pflag's own types (a walk makes one per flag), built for others.
 func pflagAction(typ string) string {
@@ -86,6 +85,7 @@ func pflagAction(typ string) string {
 	return "pflag:" + typ
 }
 
+// flagParam maps one visible flag to a parameter, by its pflag value type.
 func flagParam(f *pflag.Flag) *projector.Param {
 	typ := f.Value.Type()
 	p := &projector.Param{

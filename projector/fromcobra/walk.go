@@ -51,7 +51,8 @@ func Walk(root *cobra.Command, opts *Options) (*projector.Tree, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	w := &walker{exclude: map[string]bool{"help": true}}
+	w := &walker{exclude: map[string]bool{"help": true},
+		offered: map[string]string{}, claimed: map[string]claimant{}, bound: map[uintptr]string{}}
 	for _, n := range opts.ExcludeFlags {
 		w.exclude[n] = true
 	}
@@ -96,8 +97,6 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 		cmd.Unrepresentable = &projector.Unrepresentable{Reason: "flag parsing is disabled (DisableFlagParsing), so the command reads its argv raw and no schema describes it"}
 		return cmd
 	}
-	// Sized for a typical command (the walk is most of a full projection's
-	// allocations); they grow beyond that as needed.
 	describe := func(c claimant) string {
 		if c.positional {
 			return "positional " + c.by
@@ -106,9 +105,6 @@ func (w *walker) command(c *cobra.Command, path []string) *projector.Command {
 	}
 	// The walk's scratch maps, emptied for each command: a tree of
 	// thousands of commands would otherwise allocate three maps apiece.
-	if w.offered == nil {
-		w.offered, w.claimed, w.bound = map[string]string{}, map[string]claimant{}, map[uintptr]string{}
-	}
 	clear(w.offered)
 	clear(w.claimed)
 	clear(w.bound)
