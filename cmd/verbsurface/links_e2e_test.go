@@ -1,0 +1,135 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The third security pass (issue 36) on links, against the built binary
+// serving testdata/links: a program that writes a file, prints a file or
+// a directory's files, and lints a list of files.
+
+// linksFixture is a root holding prod and dev directories, and a secret
+// outside it, all by real path.
+type linksFixture struct{ root, outside, secret string }
+
+func newLinksFixture(t *testing.T) linksFixture {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := linksFixture{root: filepath.Join(base, "root"), outside: filepath.Join(base, "outside")}
+	f.secret = filepath.Join(f.outside, "secret.txt")
+	writeFiles(t, base, map[string]string{
+		"root/prod/.keep":    "",
+		"root/dev/.keep":     "",
+		"outside/secret.txt": "secretline\n",
+	})
+	return f
+}
+
+// serveLinks serves testdata/links with the fixture's root and the lines
+// given added to its configuration.
+func serveLinks(t *testing.T, f linksFixture, more ...string) *client {
+	t.Helper()
+	dir := copyTestdata(t, "links", "links.py", "links.yaml")
+	config := filepath.Join(dir, "links.yaml")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(b) + "roots: [" + strconv.Quote(f.root) + "]\n" + strings.Join(more, "")
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, config)
+}
+
+// linksPolicy writes a policy file and returns the configuration line
+// that names it.
+func linksPolicy(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "policy: " + strconv.Quote(p) + "\n"
+}
+
+// TestDanglingWriteLinkJudgedAtItsTarget (HIGH #1): with a deny rule on
+// ROOT/prod, out=ROOT/dev/new where dev/new -> ../prod/new and prod/new
+// does not exist was judged as ROOT/dev/new and the program wrote
+// ROOT/prod/new. The link's target is what policy judges now: refused,
+// nothing written; a dangling link within dev writes its target, and the
+// program is handed the target's real path.
+func TestDanglingWriteLinkJudgedAtItsTarget(t *testing.T) {
+	f := newLinksFixture(t)
+	for link, target := range map[string]string{"dev/new": "../prod/new", "dev/abs": filepath.Join(f.root, "prod", "abs"), "dev/fine": "made.txt"} {
+		if err := os.Symlink(target, filepath.Join(f.root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := serveLinks(t, f, linksPolicy(t, `version: 1
+default: allow
+rules:
+  - name: not-prod
+    verbs: [file.write]
+    when: {out: {pattern: "^`+regexp.QuoteMeta(f.root)+`/prod(/|$)"}}
+    decision: deny
+    reason: prod is off limits
+`))
+	for _, link := range []string{"dev/new", "dev/abs"} {
+		r := c.op(`{"op":"file.write","args":{"out":` + quoted(filepath.Join(f.root, link)) + `,"text":"pwned"}}`)
+		if code(r) != "policy_refused" || !strings.Contains(fmt.Sprint(r["error"]), "prod is off limits") {
+			t.Errorf("out=%s: %v; want policy_refused by not-prod", link, r)
+		}
+	}
+	for _, name := range []string{"new", "abs"} {
+		if _, err := os.Lstat(filepath.Join(f.root, "prod", name)); err == nil {
+			t.Fatalf("prod/%s was written through a dangling link", name)
+		}
+	}
+	r := resultOf(t, c.op(`{"op":"file.write","args":{"out":`+quoted(filepath.Join(f.root, "dev", "fine"))+`,"text":"ok"}}`))
+	if out := textOf(t, r); out != "wrote "+filepath.Join(f.root, "dev", "made.txt")+"\n" {
+		t.Errorf("a dangling link within dev: %q; want the target's real path", out)
+	}
+	unchanged(t, filepath.Join(f.root, "dev", "made.txt"), "ok")
+}
+
+// TestReadOrDirRefusesHardLinks (HIGH #2): a read_or_dir parameter (click's
+// Path by default; a linter's FILE_OR_DIR) naming a hard link inside the
+// root to a secret outside it printed the secret. It is refused like a
+// read parameter's, saying why, and allow_hard_links admits it.
+func TestReadOrDirRefusesHardLinks(t *testing.T) {
+	f := newLinksFixture(t)
+	link := filepath.Join(f.root, "dev", "innocent.txt")
+	if err := os.Link(f.secret, link); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	c := serveLinks(t, f)
+	for _, op := range []string{
+		`{"op":"file.cat","args":{"path":` + quoted(link) + `}}`,
+		`{"op":"file.lint","args":{"files":[` + quoted(filepath.Join(f.root, "dev")) + `,` + quoted(link) + `]}}`,
+	} {
+		r := c.op(op)
+		msg := fmt.Sprint(r["error"])
+		if code(r) != "invalid_args" || !strings.Contains(msg, "outside_roots") || !strings.Contains(msg, "hard links") {
+			t.Errorf("%s: %v; want outside_roots naming hard links", op, r)
+		}
+		if strings.Contains(fmt.Sprint(r), "secretline") {
+			t.Errorf("%s: the answer holds the secret: %v", op, r)
+		}
+	}
+	allowed := serveLinks(t, f, "allow_hard_links: true\n")
+	if out := textOf(t, resultOf(t, allowed.op(`{"op":"file.cat","args":{"path":`+quoted(link)+`}}`))); out != "secretline\n" {
+		t.Errorf("allow_hard_links: %q", out)
+	}
+}
