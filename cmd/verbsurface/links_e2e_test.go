@@ -133,3 +133,36 @@ func TestReadOrDirRefusesHardLinks(t *testing.T) {
 		t.Errorf("allow_hard_links: %q", out)
 	}
 }
+
+// TestPolicyOnArrayPaths ("Also seen"): a path condition on a linter's
+// files failed the policy at load, so "not under prod" could not be said
+// for a linter. Each element is judged on its real path now: one element
+// under prod, however spelt (a symlink, dev/../prod), denies the op; files
+// all under dev run.
+func TestPolicyOnArrayPaths(t *testing.T) {
+	f := newLinksFixture(t)
+	writeFiles(t, f.root, map[string]string{"dev/a.txt": "a\n", "dev/b.txt": "b\n", "prod/p.txt": "p\n"})
+	if err := os.Symlink("../prod", filepath.Join(f.root, "dev", "to-prod")); err != nil {
+		t.Fatal(err)
+	}
+	c := serveLinks(t, f, linksPolicy(t, `version: 1
+default: allow
+rules:
+  - name: not-prod
+    verbs: [file.lint]
+    when: {files: {pattern: "^`+regexp.QuoteMeta(f.root)+`/prod(/|$)"}}
+    decision: deny
+    reason: prod is off limits
+`))
+	dev := filepath.Join(f.root, "dev")
+	for _, prod := range []string{filepath.Join(f.root, "prod"), filepath.Join(dev, "to-prod", "p.txt"), dev + "/../prod/p.txt"} {
+		r := c.op(`{"op":"file.lint","args":{"files":[` + quoted(filepath.Join(dev, "a.txt")) + `,` + quoted(prod) + `]}}`)
+		if code(r) != "policy_refused" || !strings.Contains(fmt.Sprint(r["error"]), "prod is off limits") {
+			t.Errorf("files with %s: %v; want policy_refused by not-prod", prod, r)
+		}
+	}
+	r := resultOf(t, c.op(`{"op":"file.lint","args":{"files":[`+quoted(filepath.Join(dev, "a.txt"))+`,`+quoted(dev+"/./b.txt")+`]}}`))
+	if out := textOf(t, r); out != "linted "+filepath.Join(dev, "a.txt")+"\nlinted "+filepath.Join(dev, "b.txt")+"\n" {
+		t.Errorf("files under dev: %q", out)
+	}
+}
