@@ -65,6 +65,58 @@ func resolveRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
+// PrivateInRootError is [New]'s error when a root and one of
+// Options.Private overlap. Root and Private are real paths.
+type PrivateInRootError struct {
+	Root, Private string
+}
+
+func (e *PrivateInRootError) Error() string {
+	rel := "holds"
+	if within(e.Root, e.Private) {
+		rel = "lies inside"
+	}
+	return fmt.Sprintf("verbsurface: New: the root %s %s %s, which the server keeps private (its state: a token, its configuration), "+
+		"so a caller could name its files; choose roots that neither hold it nor lie inside it, or keep it elsewhere", e.Root, rel, e.Private)
+}
+
+// privateOutsideRoots fails when a private directory and a root overlap:
+// the directory is a root, lies under one, or holds one. Both are compared
+// as real paths; a private directory that does not exist yet is the real
+// path of its nearest existing parent with the rest of its name.
+func privateOutsideRoots(roots, private []string) error {
+	for _, p := range private {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("verbsurface: New: private directory %q is not an absolute path", p)
+		}
+		real := realPathOf(p)
+		for _, r := range roots {
+			if within(real, r) || within(r, real) {
+				return &PrivateInRootError{Root: r, Private: real}
+			}
+		}
+	}
+	return nil
+}
+
+// realPathOf is p's real path, as far as p exists: the real path of its
+// nearest existing ancestor, with the rest of p's elements after it.
+func realPathOf(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
 // below is given's path below root, as os.Root must resolve it: given's
 // elements after root's, ".." kept, since os.Root resolves ".." against
 // the real tree (a ".." after a symlink is not the lexical parent).

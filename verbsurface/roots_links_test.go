@@ -3,6 +3,7 @@
 package verbsurface
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,55 @@ func TestWriteLinksResolveBeforeJudgement(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(outside, "new")); err == nil {
 		t.Fatal("something was written outside")
+	}
+}
+
+// TestPrivateNeverInsideARoot: New refuses a root that holds, is, or lies
+// inside a directory the server keeps private (its state home, the token
+// file), naming both, also when the directory does not exist yet or is
+// reached through a symlink; a private directory beside the roots is fine.
+func TestPrivateNeverInsideARoot(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, home := filepath.Join(base, "root"), filepath.Join(base, "home")
+	for _, d := range []string{filepath.Join(root, "sub"), filepath.Join(home, "runs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(root, filepath.Join(base, "via-link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name           string
+		roots, private []string
+		wantRoot, want string
+	}{
+		{"the home inside the root", []string{root}, []string{filepath.Join(root, "state")}, root, filepath.Join(root, "state")},
+		{"a home not yet made, through a symlink", []string{root}, []string{filepath.Join(base, "via-link", "a", "b")}, root, filepath.Join(root, "a", "b")},
+		{"the root is the home", []string{home}, []string{home}, home, home},
+		{"the root inside the home", []string{filepath.Join(home, "runs")}, []string{home}, filepath.Join(home, "runs"), home},
+		{"the root is /", []string{"/"}, []string{home}, "/", home},
+		{"beside the roots", []string{root}, []string{home}, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reg, _ := NewRegistry(nil)
+			_, err := New(reg, &Options{Source: StaticTree(rootsTree()), Roots: c.roots, Private: c.private})
+			var in *PrivateInRootError
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &in) || in.Root != c.wantRoot || in.Private != c.want {
+				t.Fatalf("New: %v; want a PrivateInRootError for %s and %s", err, c.wantRoot, c.want)
+			}
+			if !strings.Contains(err.Error(), c.wantRoot) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("the error does not name both: %v", err)
+			}
+		})
 	}
 }

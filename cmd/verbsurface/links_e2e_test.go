@@ -166,3 +166,44 @@ rules:
 		t.Errorf("files under dev: %q", out)
 	}
 }
+
+// TestTokenNeverInsideARoot (LOW #16): a root holding the state directory
+// of a generated token, or the --token-file, would let a caller name the
+// token as a file and read it. serve refuses to start, naming both paths;
+// the same root with the token elsewhere serves.
+func TestTokenNeverInsideARoot(t *testing.T) {
+	f := newLinksFixture(t)
+	dir := copyTestdata(t, "links", "links.py", "links.yaml")
+	config := filepath.Join(dir, "links.yaml")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, append(b, "roots: ["+strconv.Quote(f.root)+"]\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(f.root, "dev", "token")
+	if err := os.WriteFile(token, []byte(httpToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inRoot := filepath.Join(f.root, "state")
+	for _, c := range []struct {
+		name    string
+		env     []string
+		args    []string
+		private string
+	}{
+		{"a generated token's directory inside the root", vsEnv(t, inRoot), []string{"--http", "127.0.0.1:0"}, filepath.Join(inRoot, "verbsurface", "links")},
+		{"a token file inside the root", vsEnv(t, t.TempDir()), []string{"--http", "127.0.0.1:0", "--token-file", token}, token},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stderr := startRefused(t, c.env, append([]string{"-c", config}, c.args...)...)
+			for _, want := range []string{"roots", f.root, c.private, "--token-file"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("the refusal does not name %q:\n%s", want, stderr)
+				}
+			}
+		})
+	}
+	serveHTTPBin(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0")
+}

@@ -136,9 +136,18 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		} else if auditArgs || auditMaxBytes != 0 {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "audit-args"}, "--audit-args and --audit-max-bytes apply to --audit FILE only")
 		}
+		var private []string
+		if tokenFile != "" {
+			abs, err := filepath.Abs(tokenFile)
+			if err != nil {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "--token-file %s: %v", tokenFile, err)
+			}
+			private = append(private, abs)
+		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		srv, err := server.New(server.Options{
+			Private:       private,
 			PolicyFile:    policyFile,
 			ConfirmWithin: confirmWithin,
 			Audit:         audit,
@@ -154,6 +163,20 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 
 			AllowHardLinks: allowHardLinks,
 		})
+		var inRoot *verbsurface.PrivateInRootError
+		if errors.As(err, &inRoot) {
+			which := "--root " + inRoot.Root
+			if len(roots) == 0 {
+				which = inRoot.Root + " (the working directory, a stdio server's root when no --root is given)"
+			}
+			rel := "is inside"
+			if !strings.HasPrefix(inRoot.Private+"/", inRoot.Root+"/") && inRoot.Root != "/" {
+				rel = "holds"
+			}
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "root", "root": inRoot.Root, "home": inRoot.Private},
+				"limcp mcp: %s %s a root callers may name files under, %s; "+
+					"give --root for the directories to share, none holding the home or the token nor inside them, or move the home (--home, $%s)", privateName(inRoot.Private, tokenFile), rel, which, HomeEnv)
+		}
 		if err != nil {
 			return machine.Errorf(machine.Internal, nil, "%v", err)
 		}
@@ -238,6 +261,17 @@ func stdioProcs(getenv func(string) string) {
 	if getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
+}
+
+// privateName names what a root would expose: the --token-file, or the
+// state home.
+func privateName(path, tokenFile string) string {
+	if tokenFile != "" {
+		if real, err := filepath.EvalSymlinks(tokenFile); err == nil && real == path {
+			return "the token file " + path
+		}
+	}
+	return "the state home " + path + " (its token, providers.yaml, config.yaml)"
 }
 
 // resolveRoots makes each --root an absolute real path to an existing
