@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -206,4 +207,49 @@ func TestTokenNeverInsideARoot(t *testing.T) {
 		})
 	}
 	serveHTTPBin(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0")
+}
+
+// TestLinksLeavingRootsAreWarned (MED #4): files:[ROOT/proj] where
+// proj/notes.txt -> ../../outside/secret.txt hands the program the
+// directory, and the program reads the secret through the link:
+// confinement checks what it opens, not what the program opens. It stays
+// so (SECURITY.md states the limit); check warns, naming the link and its
+// target, and exits 0, and serve says the same on stderr at start.
+func TestLinksLeavingRootsAreWarned(t *testing.T) {
+	f := newLinksFixture(t)
+	writeFiles(t, f.root, map[string]string{"proj/readme.txt": "hello\n"})
+	link := filepath.Join(f.root, "proj", "notes.txt")
+	if err := os.Symlink("../../outside/secret.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	dir := copyTestdata(t, "links", "links.py", "links.yaml")
+	config := filepath.Join(dir, "links.yaml")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, append(b, "roots: ["+strconv.Quote(f.root)+"]\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s:9: roots (file.cat, file.lint): warning: %s is a symbolic link to %s, outside the roots", config, link, f.secret)
+	stdout, stderr, status := runVS(t, "check", "-c", config)
+	if status != 0 || !strings.Contains(stdout, want) || !strings.HasSuffix(stdout, "ok: 3 verbs offered, 1 warning\n") {
+		t.Errorf("check: status %d, want 0 and %q in\n%s%s", status, want, stdout, stderr)
+	}
+	serve := exec.Command(vsBin, "serve", "-c", config)
+	serve.Stdin = strings.NewReader("") // the client leaves at once
+	out, err := serve.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "verbsurface: "+want) {
+		t.Errorf("serve: %v; want %q on stderr at start:\n%s", err, want, out)
+	}
+
+	// The limit itself: the program reads the directory's link.
+	c := serveLinks(t, f)
+	if out := textOf(t, resultOf(t, c.op(`{"op":"file.cat","args":{"path":`+quoted(filepath.Join(f.root, "proj"))+`}}`))); !strings.Contains(out, "secretline") {
+		t.Errorf("the program did not follow the link (has the limit gone? then SECURITY.md should say so): %q", out)
+	}
+	refused := c.op(`{"op":"file.cat","args":{"path":` + quoted(link) + `}}`)
+	if code(refused) != "invalid_args" || !strings.Contains(fmt.Sprint(refused["error"]), "outside_roots") {
+		t.Errorf("naming the link itself: %v", refused)
+	}
 }

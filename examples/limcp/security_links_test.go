@@ -95,3 +95,29 @@ func TestStateHomeNeverInsideARoot(t *testing.T) {
 		t.Fatalf("limcp call '{\"help\": true}' with the home in the state directory: %v\n%s", err, out)
 	}
 }
+
+// TestRootLinksWarnedAtStart (MED #4): a run's cwd is a directory its
+// program works in, and the program follows any symbolic link there, out
+// of the roots too; confinement cannot stop that. limcp mcp says so at
+// start, on stderr, naming the link and its target, and serves anyway.
+func TestRootLinksWarnedAtStart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := newFilesFixture(t) // its root holds shadow-link, a link to the secret outside
+	root, err := filepath.EvalSymlinks(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := filepath.EvalSymlinks(f.secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := startMCP(t, e, t.TempDir(), e.home, "--root", f.root)
+	want := "limcp mcp: warning: " + filepath.Join(root, "shadow-link") + " is a symbolic link to " + secret + ", outside the roots"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("status %d, want 0 and %q in:\n%s", code, want, stderr)
+	}
+	if code, stderr := startMCP(t, e, t.TempDir(), e.home, "--root", filepath.Join(f.root, "work")); code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("a root without such links: status %d\n%s", code, stderr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -181,6 +182,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			return machine.Errorf(machine.Internal, nil, "%v", err)
 		}
 		defer srv.Close()
+		warnRootLinks(ctx, srv.Surface(), a.opts.Stderr)
 		if httpAddr == "" {
 			stdioProcs(a.opts.Getenv)
 			a.emitted = true // stdout belongs to the MCP session now
@@ -260,6 +262,32 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 func stdioProcs(getenv func(string) string) {
 	if getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
+	}
+}
+
+// warnRootLinks tells the operator, on stderr, of the symbolic links
+// under the roots that leave them: a run's cwd is a directory its program
+// works in, and the program follows any link there
+// (verbsurface.Surface.RootLinks, bounded).
+func warnRootLinks(ctx context.Context, s *verbsurface.Surface, stderr io.Writer) {
+	scan := s.RootLinks(ctx)
+	if scan == nil {
+		return
+	}
+	verbs := strings.Join(scan.Verbs, ", ")
+	if len(scan.Verbs) > 3 {
+		verbs = fmt.Sprintf("%s and %d more", strings.Join(scan.Verbs[:3], ", "), len(scan.Verbs)-3)
+	}
+	for _, l := range scan.Links {
+		fmt.Fprintf(stderr, "limcp mcp: warning: %s is a symbolic link to %s, outside the roots; a directory that holds it given as cwd (%s) reaches its program, which follows it: remove the link, or give --root directories that do not hold it\n",
+			l.Path, l.Target, verbs)
+	}
+	if scan.More > 0 {
+		fmt.Fprintf(stderr, "limcp mcp: warning: and %d more symbolic links leave the roots\n", scan.More)
+	}
+	if scan.Truncated {
+		fmt.Fprintf(stderr, "limcp mcp: warning: looked for links leaving the roots in the first %d entries, %d directories deep, only; the rest was not searched\n",
+			verbsurface.RootLinksMaxEntries, verbsurface.RootLinksMaxDepth)
 	}
 }
 
