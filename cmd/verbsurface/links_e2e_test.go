@@ -37,9 +37,9 @@ func newLinksFixture(t *testing.T) linksFixture {
 	return f
 }
 
-// serveLinks serves testdata/links with the fixture's root and the lines
-// given added to its configuration.
-func serveLinks(t *testing.T, f linksFixture, more ...string) *client {
+// linksConfig copies testdata/links and returns its configuration, with
+// the fixture's root and the lines given added.
+func linksConfig(t *testing.T, f linksFixture, more ...string) string {
 	t.Helper()
 	dir := copyTestdata(t, "links", "links.py", "links.yaml")
 	config := filepath.Join(dir, "links.yaml")
@@ -51,7 +51,13 @@ func serveLinks(t *testing.T, f linksFixture, more ...string) *client {
 	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, config)
+	return config
+}
+
+// serveLinks serves linksConfig's configuration over stdio.
+func serveLinks(t *testing.T, f linksFixture, more ...string) *client {
+	t.Helper()
+	return serve(t, linksConfig(t, f, more...))
 }
 
 // linksPolicy writes a policy file and returns the configuration line
@@ -174,15 +180,7 @@ rules:
 // the same root with the token elsewhere serves.
 func TestTokenNeverInsideARoot(t *testing.T) {
 	f := newLinksFixture(t)
-	dir := copyTestdata(t, "links", "links.py", "links.yaml")
-	config := filepath.Join(dir, "links.yaml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(config, append(b, "roots: ["+strconv.Quote(f.root)+"]\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	config := linksConfig(t, f)
 	token := filepath.Join(f.root, "dev", "token")
 	if err := os.WriteFile(token, []byte(httpToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -222,15 +220,7 @@ func TestLinksLeavingRootsAreWarned(t *testing.T) {
 	if err := os.Symlink("../../outside/secret.txt", link); err != nil {
 		t.Fatal(err)
 	}
-	dir := copyTestdata(t, "links", "links.py", "links.yaml")
-	config := filepath.Join(dir, "links.yaml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(config, append(b, "roots: ["+strconv.Quote(f.root)+"]\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	config := linksConfig(t, f)
 	want := fmt.Sprintf("%s:9: roots (file.cat, file.lint): warning: %s is a symbolic link to %s, outside the roots", config, link, f.secret)
 	stdout, stderr, status := runVS(t, "check", "-c", config)
 	if status != 0 || !strings.Contains(stdout, want) || !strings.HasSuffix(stdout, "ok: 3 verbs offered, 1 warning\n") {
