@@ -60,11 +60,20 @@ func serveLinks(t *testing.T, f linksFixture, more ...string) *client {
 	return serve(t, linksConfig(t, f, more...))
 }
 
-// linksPolicy writes a policy file and returns the configuration line
-// that names it.
-func linksPolicy(t *testing.T, body string) string {
+// notProd writes a policy denying verb when param is under ROOT/prod
+// ("prod is off limits"), and returns the configuration line naming it.
+func notProd(t *testing.T, f linksFixture, verb, param string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "policy.yaml")
+	body := `version: 1
+default: allow
+rules:
+  - name: not-prod
+    verbs: [` + verb + `]
+    when: {` + param + `: {pattern: "^` + regexp.QuoteMeta(f.root) + `/prod(/|$)"}}
+    decision: deny
+    reason: prod is off limits
+`
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -84,15 +93,7 @@ func TestDanglingWriteLinkJudgedAtItsTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := serveLinks(t, f, linksPolicy(t, `version: 1
-default: allow
-rules:
-  - name: not-prod
-    verbs: [file.write]
-    when: {out: {pattern: "^`+regexp.QuoteMeta(f.root)+`/prod(/|$)"}}
-    decision: deny
-    reason: prod is off limits
-`))
+	c := serveLinks(t, f, notProd(t, f, "file.write", "out"))
 	for _, link := range []string{"dev/new", "dev/abs"} {
 		r := c.op(`{"op":"file.write","args":{"out":` + quoted(filepath.Join(f.root, link)) + `,"text":"pwned"}}`)
 		if code(r) != "policy_refused" || !strings.Contains(fmt.Sprint(r["error"]), "prod is off limits") {
@@ -152,15 +153,7 @@ func TestPolicyOnArrayPaths(t *testing.T) {
 	if err := os.Symlink("../prod", filepath.Join(f.root, "dev", "to-prod")); err != nil {
 		t.Fatal(err)
 	}
-	c := serveLinks(t, f, linksPolicy(t, `version: 1
-default: allow
-rules:
-  - name: not-prod
-    verbs: [file.lint]
-    when: {files: {pattern: "^`+regexp.QuoteMeta(f.root)+`/prod(/|$)"}}
-    decision: deny
-    reason: prod is off limits
-`))
+	c := serveLinks(t, f, notProd(t, f, "file.lint", "files"))
 	dev := filepath.Join(f.root, "dev")
 	for _, prod := range []string{filepath.Join(f.root, "prod"), filepath.Join(dev, "to-prod", "p.txt"), dev + "/../prod/p.txt"} {
 		r := c.op(`{"op":"file.lint","args":{"files":[` + quoted(filepath.Join(dev, "a.txt")) + `,` + quoted(prod) + `]}}`)
