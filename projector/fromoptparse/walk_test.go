@@ -57,11 +57,10 @@ func TestGoldenPip(t *testing.T) {
 	goldentree.Check(t, tree, "pip")
 }
 
+// param is cmd's parameter called name, or nil.
 func param(cmd *projector.Command, name string) *projector.Param {
-	for _, p := range cmd.Params {
-		if p.Name == name {
-			return p
-		}
+	if i := slices.IndexFunc(cmd.Params, func(p *projector.Param) bool { return p.Name == name }); i >= 0 {
+		return cmd.Params[i]
 	}
 	return nil
 }

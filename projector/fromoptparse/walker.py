@@ -145,15 +145,6 @@ _TYPES = set(optparse.Option.TYPES)
 _OVERRIDABLE = ("take_action", "process", "convert_value", "check_value")
 
 
-def _qualname(obj):
-    if obj is None:
-        return None
-    f = getattr(obj, "func", obj)  # functools.partial
-    module = getattr(f, "__module__", None) or ""
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
-    return "%s.%s" % (module, name) if module else name
-
-
 def _value(v):
     ok, j = _jsonable(v)
     return {"value": j} if ok else {"unjsonable": j}
