@@ -7,8 +7,8 @@
 // Commands:, and an options section under a heading of the program's own).
 // It is tested on Debian bookworm's fd-find 8.6.0 (clap 4), bat 0.22.1,
 // tealdeer 1.5.0 and hyperfine 1.15.0 (clap 3), ripgrep 13.0.0 and zoxide
-// 0.4.3 (clap 2), and measured against fd's and tealdeer's clap
-// definitions (docs/figures.md).
+// 0.4.3 (clap 2), and measured against the clap definitions of fd,
+// tealdeer and zoxide (docs/figures.md).
 //
 // # What is read
 //

@@ -27,8 +27,9 @@ type truth struct {
 	Hidden    []string `json:"hidden"`
 	Relations int      `json:"relations"`
 	Commands  []struct {
-		Path []string   `json:"path"`
-		Args []truthArg `json:"args"`
+		Path  []string   `json:"path"`
+		Group bool       `json:"group"` // runs only a subcommand
+		Args  []truthArg `json:"args"`
 	} `json:"commands"`
 }
 
@@ -47,6 +48,7 @@ type truthArg struct {
 	Typed                   string
 	Default                 *string
 	Required                bool
+	CaseInsensitive         bool `json:"case_insensitive"` // clap also takes the choices in other cases
 }
 
 func (a truthArg) String() string {
@@ -123,6 +125,8 @@ func verdict(a truthArg, p *projector.Param) (string, string) {
 		return "looser", "values: " + a.Typed + strings.Join(a.HiddenChoices, "|")
 	case a.Repeat && a.Kind == "value":
 		return "narrower", "offered once"
+	case a.CaseInsensitive:
+		return "narrower", "choices in their listed case only"
 	}
 	return "exact", ""
 }
@@ -185,7 +189,12 @@ func measure(t *testing.T, bin string) (*truth, figures) {
 				f.lines = append(f.lines, fmt.Sprintf("%v %s: wrong: not in the definition", tc.Path, q.Name))
 			}
 		}
-		if _, err := projector.Project(cmd); err != nil && worst != "wrong" {
+		switch _, err := projector.Project(cmd); {
+		case tc.Group != !cmd.Runnable:
+			worst = "wrong"
+			f.lines = append(f.lines, fmt.Sprintf("%v: runnable %v", tc.Path, cmd.Runnable))
+		case tc.Group:
+		case err != nil && worst != "wrong":
 			worst = "unavailable"
 		}
 		f.commands[worst]++
@@ -195,17 +204,19 @@ func measure(t *testing.T, bin string) (*truth, figures) {
 }
 
 // TestMeasureAgainstClap measures the reader against the clap definitions
-// of fd 8.6.0 (clap 4) and tealdeer 1.5.0 (clap 3), transcribed from their
-// sources: argument by argument, whether the model offers exactly what clap
+// of fd 8.6.0 (clap 4), tealdeer 1.5.0 (clap 3) and zoxide 0.4.3 (clap 2,
+// six commands), transcribed from their sources: argument by argument, whether the model offers exactly what clap
 // accepts, something looser or narrower, leaves it unavailable, or is
 // wrong. docs/figures.md states these figures; nothing may be wrong.
 func TestMeasureAgainstClap(t *testing.T) {
 	for _, c := range []struct {
 		bin, pkg string
 		want     map[string]int // per argument
+		commands string         // commands exact, inexact, unavailable
 	}{
-		{"fdfind", "fd-find", map[string]int{"exact": 28, "looser": 9, "narrower": 5, "unavailable": 2}},
-		{"tldr", "tealdeer", map[string]int{"exact": 14}},
+		{"fdfind", "fd-find", map[string]int{"exact": 28, "looser": 9, "narrower": 5, "unavailable": 2}, "0 0 1"},
+		{"tldr", "tealdeer", map[string]int{"exact": 14}, "1 0 0"},
+		{"zoxide", "zoxide", map[string]int{"exact": 10, "narrower": 2}, "5 1 0"},
 	} {
 		t.Run(c.bin, func(t *testing.T) {
 			installed(t, c.bin, c.pkg)
@@ -218,6 +229,9 @@ func TestMeasureAgainstClap(t *testing.T) {
 				tr.Program, tr.Source, n, f.args["exact"], f.args["looser"], f.args["narrower"], f.args["unavailable"], f.args["wrong"], len(tr.Hidden), tr.Relations)
 			t.Logf("commands: %d read, %d exact, %d with looser or narrower arguments, %d unavailable, %d wrong",
 				len(tr.Commands), f.commands["exact"], f.commands["looser"]+f.commands["narrower"], f.commands["unavailable"], f.commands["wrong"])
+			if got := fmt.Sprint(f.commands["exact"], f.commands["looser"]+f.commands["narrower"], f.commands["unavailable"]); got != c.commands {
+				t.Errorf("commands exact, inexact, unavailable: %s, docs/figures.md says %s", got, c.commands)
+			}
 			for _, l := range f.lines {
 				t.Log(l)
 			}
