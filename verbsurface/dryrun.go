@@ -31,6 +31,9 @@ type DryRun struct {
 	// Argv is every argument after the command path: machine mode, the
 	// verb's fixed arguments, then the caller's, rendered.
 	Argv []string `json:"argv,omitempty"`
+	// Args are the args as the op would run with them: validated, and each
+	// path argument the real path inside a root it resolved to.
+	Args map[string]any `json:"args"`
 	// Cwd, Env and Output are the runner's: its working directory, the
 	// names of the environment variables a run gets (never their values),
 	// and how its output is read.
@@ -81,7 +84,7 @@ func (s *Surface) dryDecide(ctx context.Context, index int, v *Verb, args map[st
 
 // dryRunResult is what a dry-run op that passed every gate answers.
 func (s *Surface) dryRunResult(v *Verb, p *projection, args map[string]any, plan *DryRun) (json.RawMessage, *ErrorObject) {
-	plan.DryRun = true
+	plan.DryRun, plan.Args = true, args
 	if plan.Decision == "" {
 		plan.Decision = DecisionAllow
 	}
