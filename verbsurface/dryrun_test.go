@@ -30,7 +30,9 @@ func (c *countingRunner) Plan() (string, []string, string) {
 // deciderFunc adapts a function to Decider.
 type deciderFunc func(verb string, args map[string]any) (string, string, string)
 
-func (f deciderFunc) Decide(verb string, args map[string]any) (string, string, string) { return f(verb, args) }
+func (f deciderFunc) Decide(verb string, args map[string]any) (string, string, string) {
+	return f(verb, args)
+}
 
 // dryFixture is the fixture CLI behind a counting runner, with a policy
 // that denies mode.set and asks about job.tag, and one spawn a minute.
