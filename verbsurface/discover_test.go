@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/verbsurface/verbsurface/projector"
 )
 
@@ -343,3 +344,42 @@ func TestNamespaceSummaryFromTheGroupCommand(t *testing.T) {
 type atomicCounter struct{ n atomic.Int64 }
 
 func (c *atomicCounter) add() int64 { return c.n.Add(1) }
+
+// TestTaskPhraseToOpWithinThreeRequests: at 5,000 verbs, an agent that
+// knows only a task phrase reaches a correct op in three requests (search,
+// the verb's help, the op) and under 16 KB on the wire, counted from what
+// a real go-sdk client session carried both ways.
+func TestTaskPhraseToOpWithinThreeRequests(t *testing.T) {
+	s, runs := nestedSurface(t, 5000, Options{})
+	wire := &syncBuffer{}
+	cs := session(t, s, wire, nil)
+	ctx := context.Background()
+	call := func(args string) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolName, Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := len(wire.String())
+	found := strs(call(`{"help":{"search":"run synthetic command number 4321"}}`)["help"].(map[string]any)["verbs"])
+	if len(found) == 0 || verbOfLine(found[0]) != "f8.g86.c4321" {
+		t.Fatalf("search: %v", found)
+	}
+	verb := verbOfLine(found[0])
+	h := call(`{"help":` + quote(verb) + `}`)["help"].(map[string]any)
+	op := call(`{"ops":[{"op":` + quote(verb) + `,"args":{"name":"disk"}}]}`)
+	if r := result(t, op, 0); r["ok"] != true || *runs != 1 {
+		t.Fatalf("the op: %v (schema %v)", r, h["schema"])
+	}
+	bytes := len(wire.String()) - before
+	t.Logf("task phrase to a correct op at 5,000 verbs: 3 requests, %d bytes on the wire", bytes)
+	if bytes > 16<<10 {
+		t.Errorf("%d bytes on the wire, over 16 KB", bytes)
+	}
+}

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,7 +53,11 @@ func main() {
 		c := command{Path: path, Summary: summary}
 		var children [][2]string
 		for _, s := range subs {
-			if s[0] == "help" || s[0] == "completion" || strings.HasPrefix(s[0], "-") || strings.HasPrefix(s[0], "__") {
+			// Argument completions (a container's name, a file) are not
+			// commands: a command always has a description, is named like
+			// a word, and the walk goes no deeper than real CLIs do.
+			if s[0] == "help" || s[0] == "completion" || s[1] == "" || len(path) >= 3 ||
+				!commandWord.MatchString(s[0]) || slices.Contains(path, s[0]) {
 				continue
 			}
 			children = append(children, s)
@@ -87,6 +93,8 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+var commandWord = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // complete asks the program for its completions of args: one
 // [word, description] pair a line, until the ":N" directive line.
