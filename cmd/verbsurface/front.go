@@ -172,6 +172,7 @@ func newFront(cfg *Config) (*front, error) {
 		NoRootsHint: noRootsHint,
 
 		AllowHardLinks: cfg.AllowHardLinks,
+		HelpBudget:     cfg.HelpBudget,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
