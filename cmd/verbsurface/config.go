@@ -66,6 +66,10 @@ type Config struct {
 	Wait *WaitConfig `yaml:"wait"`
 	// Kill adds a job.kill verb over package kill (the CLI's own kill).
 	Kill *KillConfig `yaml:"kill"`
+	// HelpBudget caps one help answer's text in bytes
+	// (verbsurface.Options.HelpBudget: 0 is its 8 KiB default; at least
+	// 1,024; -1: no budget). Past it the catalog answers by namespace.
+	HelpBudget int `yaml:"help_budget"`
 
 	file    string   // where it was read from, for errors
 	private []string // what serve keeps out of the roots (its token)

@@ -174,6 +174,7 @@ func newFront(cfg *Config) (*front, error) {
 
 		AllowHardLinks: cfg.AllowHardLinks,
 		Private:        cfg.private,
+		HelpBudget:     cfg.HelpBudget,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
