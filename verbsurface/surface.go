@@ -813,8 +813,8 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 // Tool name and default description of the one tool.
 const (
 	ToolName           = "request"
-	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":{"search":WORDS}} finds them; {"help":"VERB"} gives its schema and fingerprint. ` +
-		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order ("dry_run":true: judged, not run); spawn verbs need the fingerprint. ` +
+	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":{"search":WORDS}} finds them; {"help":"VERB"}: its schema and fingerprint. ` +
+		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order ("dry_run":true: only judged); spawn verbs need the fingerprint. ` +
 		`Errors say how to fix.`
 )
 
