@@ -50,7 +50,7 @@ func (r *rule) at(i int) *scalarRule {
 type scalarRule struct {
 	kind      Kind
 	choices   []any
-	pattern   *regexp.Regexp // nil for non-strings
+	pattern   *regexp.Regexp   // nil for non-strings
 	patterns  []*regexp.Regexp // Param.Patterns: more patterns, each of which must match
 	forbidden []any
 	min, max  *float64
