@@ -126,6 +126,7 @@ func newFront(cfg *Config) (*front, error) {
 		if vc.Machine != nil {
 			v.Machine = &verbsurface.Machine{Args: vc.Machine.Args, At: verbsurface.MachineAt(vc.Machine.At)}
 		}
+		vc.VerbOperatorConfig.apply(&v)
 		if sc := vc.StoredCommand; sc != nil {
 			v.StoredCommand = &verbsurface.StoredCommand{Param: sc.Param, Allow: sc.Allow}
 		}
