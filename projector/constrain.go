@@ -3,7 +3,6 @@ package projector
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // NoDashPattern is the pattern of [Constraint.NoDash]: an empty value, or
@@ -61,7 +60,7 @@ func Constrain(cmd *Command, cs ...Constraint) (*Command, error) {
 	for _, c := range cs {
 		i := slices.IndexFunc(cp.Params, func(p *Param) bool { return p.Named(c.Param) })
 		bad := func(format string, a ...any) error {
-			return fmt.Errorf("projector: command %q: constraint on %q: %s", strings.Join(cmd.Path, " "), c.Param, fmt.Sprintf(format, a...))
+			return fmt.Errorf("projector: %s: constraint on %q: %s", commandName(cmd.Path), c.Param, fmt.Sprintf(format, a...))
 		}
 		if i < 0 {
 			return nil, bad("the command has no such parameter")

@@ -70,7 +70,7 @@ func FixParams(cmd *Command, values map[string]any) (*Fixed, error) {
 		return &Fixed{Offered: cmd, render: cmd}, nil
 	}
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("projector: command %q: %s", strings.Join(cmd.Path, " "), fmt.Sprintf(format, a...))
+		return fmt.Errorf("projector: %s: %s", commandName(cmd.Path), fmt.Sprintf(format, a...))
 	}
 	fixed := make(map[string]any, len(values))
 	by := map[string]string{} // schema name -> the name the operator used
@@ -137,11 +137,12 @@ func FixParams(cmd *Command, values map[string]any) (*Fixed, error) {
 		}
 		render.Params = append(render.Params, &q)
 	}
+	// The conflict is settled when what a run renders is settled: the
+	// offered command may look settled without a positional whose
+	// fixed value still leaves argv ambiguous around it.
 	offered := WithdrawParams(cmd, slices.Sorted(maps.Keys(by))...)
-	for _, c := range []*Command{&render, offered} {
-		if u := c.Unrepresentable; u != nil && u.ByParams && paramsSettled(c) {
-			c.Unrepresentable = nil
-		}
+	if u := render.Unrepresentable; u != nil && u.ByParams && paramsSettled(&render) && paramsSettled(offered) {
+		render.Unrepresentable, offered.Unrepresentable = nil, nil
 	}
 	return &Fixed{Offered: offered, Values: fixed, render: &render}, nil
 }
@@ -159,7 +160,7 @@ func FixParams(cmd *Command, values map[string]any) (*Fixed, error) {
 // (two of variable count, as [Project] checks).
 func StatePositionals(cmd *Command, stated []*Param) (*Command, error) {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("projector: command %q: stated positionals: %s", strings.Join(cmd.Path, " "), fmt.Sprintf(format, a...))
+		return fmt.Errorf("projector: %s: stated positionals: %s", commandName(cmd.Path), fmt.Sprintf(format, a...))
 	}
 	cp := *cmd
 	cp.Params = nil

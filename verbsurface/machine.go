@@ -148,8 +148,9 @@ func fixedOptions(fixed []fixedOption) []string {
 // cmd does not have; a value on an option that takes none; a missing value, or one starting
 // with '-' as a separate word (write --opt=VALUE); an option that may be
 // given bare, with a separate word (attach the value: --opt=VALUE); an
-// option taking a variable number of values; a value the parameter does
-// not admit (kind, choices, pattern: projector.CheckWord). An option the
+// option taking one or more values given none (one taking zero or more
+// may be given alone: its values are the words up to the next option); a
+// value the parameter does not admit (kind, choices, pattern: projector.CheckWord). An option the
 // adapter excluded from the model (Command.Excluded) is taken as written,
 // with the next word, if it is not an option, as its value: its model is
 // gone, so nothing about it can be checked (leave it in the model, and the
@@ -196,8 +197,22 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 			if attached {
 				return nil, fmt.Errorf("%s takes no value", opt)
 			}
-		case p.Arity == projector.ArityZeroOrMore || p.Arity == projector.ArityOneOrMore:
-			return nil, fmt.Errorf("%s takes a variable number of values, which fixed arguments do not give", opt)
+		case (p.Arity == projector.ArityZeroOrMore || p.Arity == projector.ArityOneOrMore) && !attached:
+			// Its values are the words up to the next option: the
+			// caller's rendered arguments after it start with an option
+			// or "--", where the parser stops taking values. Zero words
+			// is the option given alone (argparse nargs='*').
+			for {
+				v, ok := next()
+				if !ok {
+					break
+				}
+				f.values = append(f.values, v)
+				i++
+			}
+			if len(f.values) == 0 && p.Arity == projector.ArityOneOrMore {
+				return nil, fmt.Errorf("%s takes one or more values (the next words, not starting with '-')", opt)
+			}
 		case attached:
 			if p.Arity == projector.ArityExactly && p.N > 1 || p.Arity == projector.ArityRepeatedTuple {
 				return nil, fmt.Errorf("%s takes %d values as separate words", opt, p.N)

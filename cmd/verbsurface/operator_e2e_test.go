@@ -94,3 +94,68 @@ func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// An optional method word before the URL (httpie's shape) cannot be
+// excluded, and args: takes options only: fixed: gives it, and the
+// program's own parser (it prints what it read) gets the fixed values and
+// the caller's, each where it belongs. Constraints narrow the URL and a
+// parser's choices; stated positionals replace what the reader found; an
+// option whose values may be none is fixed alone.
+func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
+	dir := copyTestdata(t, "req", "req.py", "req.yaml")
+	config := filepath.Join(dir, "req.yaml")
+	if stdout, _, status := runVS(t, "check", "-c", config); status != 0 || !strings.Contains(stdout, "ok: 3 verbs offered") {
+		t.Fatalf("check: status %d\n%s", status, stdout)
+	}
+	c := serve(t, config)
+	props := func(verb string) map[string]any {
+		schema, _ := c.help(verb)
+		return schema["properties"].(map[string]any)
+	}
+	get := props("get")
+	for _, gone := range []string{"method", "format", "opts"} {
+		if _, ok := get[gone]; ok {
+			t.Errorf("get offers %s, which the operator fixed", gone)
+		}
+	}
+	if b, _ := json.Marshal(get["url"]); !strings.Contains(string(b), `"allOf":[{"pattern":"^https://"},{"pattern":"^(?:$|[^-])"}]`) {
+		t.Errorf("get's url: %s", b)
+	}
+	if b, _ := json.Marshal(props("delete")["format"]); !strings.Contains(string(b), `"enum":["json","table"]`) {
+		t.Errorf("delete's format: %s", b)
+	}
+	if head := props("head"); head["items"] != nil || head["url"] == nil || head["method"] != nil {
+		t.Errorf("head's stated positionals: %v", head)
+	}
+
+	parsed := func(r map[string]any) string {
+		t.Helper()
+		return string(resultOf(t, r).Output)
+	}
+	for _, tc := range []struct{ op, want string }{
+		{`{"op":"get","args":{"url":"https://example.org","items":["a=b","GET"]}}`,
+			`{"format":"json","items":["a=b","GET"],"method":"GET","opts":[],"url":"https://example.org","verbose":false}`},
+		{`{"op":"get","args":{"url":"https://example.org","verbose":true}}`,
+			`{"format":"json","items":[],"method":"GET","opts":[],"url":"https://example.org","verbose":true}`},
+		{`{"op":"delete","args":{"url":"https://example.org/x","format":"table"}}`,
+			`{"format":"table","items":[],"method":"DELETE","opts":null,"url":"https://example.org/x","verbose":false}`},
+		{`{"op":"head","args":{"url":"-x"}}`,
+			`{"format":"text","items":[],"method":"GET","opts":null,"url":"-x","verbose":false}`},
+	} {
+		if got := parsed(c.op(tc.op)); !jsonEqual(got, tc.want) {
+			t.Errorf("%s: the program read %s, want %s", tc.op, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ op, want string }{
+		{`{"op":"get","args":{"url":"https://example.org","method":"DELETE"}}`, "unknown parameter"},
+		{`{"op":"get","args":{"url":"http://example.org"}}`, `the pattern "^https://"`},
+		{`{"op":"get","args":{"url":"https://x","items":["--verbose"]}}`, "pattern"},
+		{`{"op":"delete","args":{"url":"https://x","format":"text"}}`, "not one of the choices"},
+		{`{"op":"head","args":{"url":"https://x","items":["a"]}}`, "unknown parameter"},
+	} {
+		r := c.op(tc.op)
+		if code(r) != "invalid_args" || !strings.Contains(fmt.Sprint(r["error"]), tc.want) {
+			t.Errorf("%s: %v, want invalid_args saying %s", tc.op, r["error"], tc.want)
+		}
+	}
+}
