@@ -18,6 +18,7 @@ import (
 	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromclick"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -184,25 +185,31 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 
-	var target, cobraBin string
+	var target, clickTarget, cobraBin, python string
 	var pythonPath []string
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --click MODULE:OBJECT | --cobra BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var rep any
 			var err error
-			if target != "" && cobraBin != "" {
-				return errors.New("--argparse and --cobra name two different CLIs; give one")
+			if n := countSet(target, clickTarget, cobraBin); n > 1 {
+				return errors.New("--argparse, --click and --cobra name different CLIs; give one")
 			}
-			if target != "" || cobraBin != "" {
+			if target == "" && clickTarget == "" && (python != "" || len(pythonPath) > 0) {
+				return errors.New("--python and --pythonpath apply to --argparse and --click only")
+			}
+			if target != "" || clickTarget != "" || cobraBin != "" {
 				var t *projector.Tree
 				var werr error
-				if cobraBin != "" {
+				switch {
+				case cobraBin != "":
 					t, werr = fromcobrabin.Walk(c.Context(), []string{cobraBin}, nil)
-				} else {
-					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+				case clickTarget != "":
+					t, werr = fromclick.Walk(c.Context(), clickTarget, &fromclick.Options{Python: python, PythonPath: pythonPath})
+				default:
+					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{Python: python, PythonPath: pythonPath})
 				}
 				if werr != nil {
 					return werr
@@ -224,7 +231,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
-	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
+	inventory.Flags().StringVar(&clickTarget, "click", "", "walk this click command, group or Typer app (MODULE:OBJECT) instead of a configuration")
+	inventory.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
+	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse or --click")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 
 	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
@@ -233,6 +242,17 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	setVersion(root, stdout)
 	return root
+}
+
+// countSet is how many of words are not empty.
+func countSet(words ...string) int {
+	n := 0
+	for _, w := range words {
+		if w != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func plural(n int) string {

@@ -159,3 +159,35 @@ func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
 		}
 	}
 }
+
+// verbsurface inventory walks every source limcp inventory walks: a click
+// program with its own interpreter (--click, --python), an argparse one
+// from a directory (--argparse, --pythonpath), and refuses two sources at
+// once or an interpreter for none.
+func TestInventorySourceFlags(t *testing.T) {
+	needProgram(t, "sqlite-utils", "sqlite_utils")
+	for _, args := range [][]string{
+		{"--click", "sqlite_utils.cli:cli", "--python", clickPython},
+		{"--argparse", "req:build_parser", "--pythonpath", filepath.Join("testdata", "req"), "--python", clickPython},
+	} {
+		out, errOut, status := runVS(t, append([]string{"inventory"}, args...)...)
+		var rep struct {
+			Commands int `json:"commands"`
+			Clean    int `json:"clean"`
+		}
+		if status != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Commands == 0 {
+			t.Errorf("inventory %q: status %d\n%s%s", args, status, out, errOut)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--click", "a:b", "--argparse", "c:d"}, "give one"},
+		{[]string{"--python", "/usr/bin/python3"}, "apply to --argparse and --click only"},
+	} {
+		if _, errOut, status := runVS(t, append([]string{"inventory"}, tc.args...)...); status == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("inventory %q: status %d\n%s", tc.args, status, errOut)
+		}
+	}
+}
