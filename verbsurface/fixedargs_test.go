@@ -37,3 +37,38 @@ func TestFixedArgsOfVariableCount(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineSeamOnAnOutputOption: an option named like a file (-o,
+// --output) carries machine mode when its help lists the values it takes,
+// or when the verb says it is not a path (files: [output:none]); otherwise
+// it is refused, since it may write a file named json.
+func TestMachineSeamOnAnOutputOption(t *testing.T) {
+	cmd := func(help string) *projector.Command {
+		return &projector.Command{Path: []string{"list"}, Runnable: true, Params: []*projector.Param{
+			{Name: "output", Options: []string{"-o", "--output"}, Kind: projector.KindString, Arity: projector.ArityOne, Help: help}}}
+	}
+	tree := &projector.Tree{Program: "kubectl-like", Dialect: projector.DialectPflag}
+	m := Machine{Args: []string{"-o", "json"}}
+	for _, c := range []struct {
+		name string
+		help string
+		uses map[string]projector.PathUse
+		want string // "" passes
+	}{
+		{"named like a file, nothing else said", "where to write", nil, "takes a path (parameter output)"},
+		{"help lists the values", "Output format. Allowed values: table, json, yaml", nil, ""},
+		{"help says one of", "output format, one of: table, json", nil, ""},
+		{"the operator says it is no path", "where to write", map[string]projector.PathUse{"output": projector.PathUseNone}, ""},
+		{"the operator says it is a path", "Allowed values: table, json", map[string]projector.PathUse{"output": projector.PathUseWrite}, "takes a path"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, bad := m.seam(tree, cmd(c.help), c.uses)
+			switch {
+			case c.want == "" && bad != nil:
+				t.Fatalf("refused: %s", bad.Reason)
+			case c.want != "" && (bad == nil || !strings.Contains(bad.Reason, c.want)):
+				t.Fatalf("got %v, want a refusal saying %q", bad, c.want)
+			}
+		})
+	}
+}

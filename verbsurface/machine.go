@@ -66,7 +66,7 @@ func (m Machine) option() string {
 // projector.InventoryOptions.Offerable, so a command without the seam is
 // not counted clean.
 func (m Machine) Seam(t *projector.Tree, cmd *projector.Command) error {
-	if _, bad := m.seam(t, cmd); bad != nil {
+	if _, bad := m.seam(t, cmd, nil); bad != nil {
 		return errors.New(bad.Reason)
 	}
 	return nil
@@ -80,7 +80,10 @@ func (m Machine) Seam(t *projector.Tree, cmd *projector.Command) error {
 // its value ([readFixed]); no option takes a path (marked, or named like
 // one: projector.LooksLikePath), since `--output json` on a command whose
 // --output names a file writes a file named json instead of printing.
-func (m Machine) seam(t *projector.Tree, cmd *projector.Command) (*projector.Command, *unavailableReason) {
+// uses is the verb's own word on which parameters are paths
+// (Verb.PathParams): PathUseNone there says an option is not one,
+// whatever its name.
+func (m Machine) seam(t *projector.Tree, cmd *projector.Command, uses map[string]projector.PathUse) (*projector.Command, *unavailableReason) {
 	opt := m.option()
 	if opt == "" {
 		return cmd, nil
@@ -117,13 +120,23 @@ func (m Machine) seam(t *projector.Tree, cmd *projector.Command) (*projector.Com
 		return nil, &unavailableReason{Reason: fmt.Sprintf("no machine-result seam: the machine arguments %q on %q: %v", m.Args, path, err)}
 	}
 	for _, f := range fixed {
-		if p := f.param; p != nil && (p.Path != projector.PathUseNone || projector.LooksLikePath(p)) {
+		if p := f.param; p != nil && takesPath(p, uses) {
 			return nil, &unavailableReason{Param: p.Name, Reason: fmt.Sprintf(
 				"no machine-result seam: %s on %q takes a path (parameter %s), so the machine arguments %q would name a file rather than select machine output; choose the option that selects the output format",
 				f.opt, path, p.Name, m.Args)}
 		}
 	}
 	return projector.WithdrawParams(cmd, fixedOptions(fixed)...), nil
+}
+
+// takesPath reports whether p's value names a file: as the verb says
+// (uses, Verb.PathParams), else as the adapter marked it or its name
+// suggests (projector.LooksLikePath).
+func takesPath(p *projector.Param, uses map[string]projector.PathUse) bool {
+	if use, said := uses[p.Name]; said {
+		return use != projector.PathUseNone
+	}
+	return p.Path != projector.PathUseNone || projector.LooksLikePath(p)
 }
 
 // fixedOption is one option of fixed arguments (Machine.Args, Verb.Args)

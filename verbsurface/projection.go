@@ -437,7 +437,7 @@ func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command
 	if v.Machine != nil {
 		m = *v.Machine
 	}
-	cmd, bad := m.seam(t, cmd)
+	cmd, bad := m.seam(t, cmd, v.PathParams)
 	if bad != nil {
 		return nil, nil, bad
 	}
