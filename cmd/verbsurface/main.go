@@ -109,7 +109,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
-					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, p.Reason)
+					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, f.teach(c.Context(), p))
 				}
 				if !tolerate {
 					fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration, or start with --tolerate-unavailable")
@@ -161,7 +161,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			problems := f.check(c.Context())
 			for _, p := range problems {
-				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, p.Reason)
+				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, f.teach(c.Context(), p))
 			}
 			for _, w := range warns {
 				fmt.Fprintln(stdout, w)

@@ -191,3 +191,35 @@ func TestInventorySourceFlags(t *testing.T) {
 		}
 	}
 }
+
+// A verb a click parameter's class blocks says, in the configuration's
+// words, how to vouch for it or leave it out (source.click.exclude), as
+// check's path warning says how to mark a path.
+func TestCheckTeachesHowToLeaveAParameterOut(t *testing.T) {
+	needClick(t)
+	dir := copyKV(t)
+	good, _ := os.ReadFile(filepath.Join(dir, "kv.yaml"))
+	drop := "    callbacks: [kv.check_ttl]          # validates only\n"
+	edited := strings.Replace(string(good), drop, "", 1)
+	if edited == string(good) {
+		t.Fatalf("the edit %q did not apply", drop)
+	}
+	path := filepath.Join(dir, "edited.yaml")
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, status := runVS(t, "check", "-c", path)
+	for _, want := range []string{"list it in source.click.callbacks if it only validates", "leave it out while walking: source.click.exclude: [--ttl]"} {
+		if status != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("check: status %d, want %q in\n%s", status, want, stdout)
+		}
+	}
+	// What it says works: the verb is offered once --ttl is left out.
+	excluded := strings.Replace(edited, "exclude: [--home]", "exclude: [--home, --ttl]", 1)
+	if err := os.WriteFile(path, []byte(excluded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, _, status := runVS(t, "check", "-c", path); status != 0 {
+		t.Errorf("with --ttl left out: status %d\n%s", status, stdout)
+	}
+}
