@@ -150,6 +150,43 @@ func (p *PositionalConfig) param() (*projector.Param, error) {
 	return q, nil
 }
 
+// offered is c as the verb offers it, for an inventory: its stated
+// positionals, its exclusions, its constraints and its fixed values
+// applied (the machine mode and args: are judged on their own). A step
+// that fails leaves c unavailable for that reason.
+func (v *VerbConfig) offered(c *projector.Command) *projector.Command {
+	var vb verbsurface.Verb
+	v.VerbOperatorConfig.apply(&vb)
+	unavailable := func(err error) *projector.Command {
+		cp := *c
+		cp.Unrepresentable = &projector.Unrepresentable{Reason: err.Error()}
+		return &cp
+	}
+	if vb.Positionals != nil {
+		stated, err := projector.StatePositionals(c, vb.Positionals)
+		if err != nil {
+			return unavailable(err)
+		}
+		c = stated
+	}
+	c, _ = projector.ExcludeFromCommand(c, v.Exclude...)
+	if len(vb.Constraints) > 0 {
+		constrained, err := projector.Constrain(c, vb.Constraints...)
+		if err != nil {
+			return unavailable(err)
+		}
+		c = constrained
+	}
+	if len(vb.Fixed) > 0 {
+		fixed, err := projector.FixParams(c, vb.Fixed)
+		if err != nil {
+			return unavailable(err)
+		}
+		c = fixed.Offered
+	}
+	return c
+}
+
 // apply sets the verb's operator fields (the configuration was checked).
 func (o *VerbOperatorConfig) apply(v *verbsurface.Verb) {
 	for _, name := range slices.Sorted(maps.Keys(o.Constraints)) {

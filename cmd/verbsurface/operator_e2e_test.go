@@ -107,6 +107,14 @@ func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
 	if stdout, _, status := runVS(t, "check", "-c", config); status != 0 || !strings.Contains(stdout, "ok: 3 verbs offered") {
 		t.Fatalf("check: status %d\n%s", status, stdout)
 	}
+	// The inventory judges the command as the verb that runs it offers
+	// it: unavailable alone (the method word and the items), clean once
+	// the method is fixed.
+	out, _, _ := runVS(t, "inventory", "-c", config)
+	var inv Inventory
+	if json.Unmarshal([]byte(out), &inv) != nil || inv.Tree.Clean != 1 {
+		t.Errorf("inventory: %s", out)
+	}
 	c := serve(t, config)
 	props := func(verb string) map[string]any {
 		schema, _ := c.help(verb)
