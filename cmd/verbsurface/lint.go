@@ -100,6 +100,15 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 		if cmd == nil {
 			continue // check lists the verb: no such command
 		}
+		// What the verb states of the command's positionals comes first:
+		// every other key may name them.
+		if v.Positionals != nil {
+			var vb verbsurface.Verb
+			v.VerbOperatorConfig.apply(&vb)
+			if stated, err := projector.StatePositionals(cmd, vb.Positionals); err == nil {
+				cmd = stated
+			}
+		}
 		// 2. Its own exclusions.
 		var unmatched []string
 		cmd, unmatched = projector.ExcludeFromCommand(cmd, v.Exclude...)
@@ -128,13 +137,6 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 		}
 		// 4. constraints: and fixed: (config_operator.go) name
 		// parameters of the command, stated positionals included.
-		if v.Positionals != nil {
-			var vb verbsurface.Verb
-			v.VerbOperatorConfig.apply(&vb)
-			if stated, err := projector.StatePositionals(cmd, vb.Positionals); err == nil {
-				cmd = stated
-			}
-		}
 		for _, key := range []string{"constraints", "fixed"} {
 			names := slices.Sorted(maps.Keys(v.Constraints))
 			if key == "fixed" {

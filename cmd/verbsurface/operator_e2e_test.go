@@ -132,7 +132,7 @@ func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
 	if b, _ := json.Marshal(props("delete")["format"]); !strings.Contains(string(b), `"enum":["json","table"]`) {
 		t.Errorf("delete's format: %s", b)
 	}
-	if head := props("head"); head["items"] != nil || head["url"] == nil || head["method"] != nil {
+	if head := props("head"); head["items"] != nil || head["url"] != nil || head["target"] == nil || head["method"] != nil {
 		t.Errorf("head's stated positionals: %v", head)
 	}
 
@@ -147,7 +147,7 @@ func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
 			`{"format":"json","items":[],"method":"GET","opts":[],"url":"https://example.org","verbose":true}`},
 		{`{"op":"delete","args":{"url":"https://example.org/x","format":"table"}}`,
 			`{"format":"table","items":[],"method":"DELETE","opts":null,"url":"https://example.org/x","verbose":false}`},
-		{`{"op":"head","args":{"url":"-x"}}`,
+		{`{"op":"head","args":{"target":"-x"}}`,
 			`{"format":"text","items":[],"method":"GET","opts":null,"url":"-x","verbose":false}`},
 	} {
 		if got := parsed(c.op(tc.op)); !jsonEqual(got, tc.want) {
@@ -159,7 +159,7 @@ func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
 		{`{"op":"get","args":{"url":"http://example.org"}}`, `the pattern "^https://"`},
 		{`{"op":"get","args":{"url":"https://x","items":["--verbose"]}}`, "pattern"},
 		{`{"op":"delete","args":{"url":"https://x","format":"text"}}`, "not one of the choices"},
-		{`{"op":"head","args":{"url":"https://x","items":["a"]}}`, "unknown parameter"},
+		{`{"op":"head","args":{"target":"https://x","items":["a"]}}`, "unknown parameter"},
 	} {
 		r := c.op(tc.op)
 		if code(r) != "invalid_args" || !strings.Contains(fmt.Sprint(r["error"]), tc.want) {
