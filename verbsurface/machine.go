@@ -66,7 +66,16 @@ func (m Machine) option() string {
 // projector.InventoryOptions.Offerable, so a command without the seam is
 // not counted clean.
 func (m Machine) Seam(t *projector.Tree, cmd *projector.Command) error {
-	if _, bad := m.seam(t, cmd, nil); bad != nil {
+	return m.SeamWith(t, cmd, nil)
+}
+
+// SeamWith is [Machine.Seam] for a verb that says which of cmd's
+// parameters name files ([Verb.PathParams]): one it says is
+// projector.PathUseNone may carry the machine mode whatever its name (a
+// format option called --output). An inventory judging a command as a
+// verb offers it uses this.
+func (m Machine) SeamWith(t *projector.Tree, cmd *projector.Command, pathParams map[string]projector.PathUse) error {
+	if _, bad := m.seam(t, cmd, pathParams); bad != nil {
 		return errors.New(bad.Reason)
 	}
 	return nil

@@ -437,6 +437,7 @@ func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command
 	if v.Machine != nil {
 		m = *v.Machine
 	}
+	unseamed := cmd
 	cmd, bad := m.seam(t, cmd, v.PathParams)
 	if bad != nil {
 		return nil, nil, bad
@@ -467,7 +468,11 @@ func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command
 		return nil
 	}
 	for _, n := range slices.Sorted(maps.Keys(v.PathParams)) {
-		if param(n) == nil {
+		// Saying an option is no path is what lets it carry the
+		// machine mode, which withdraws it from callers.
+		machineNone := v.PathParams[n] == projector.PathUseNone &&
+			slices.ContainsFunc(unseamed.Params, func(p *projector.Param) bool { return p.Name == n })
+		if param(n) == nil && !machineNone {
 			return nil, nil, &unavailableReason{Param: n, Reason: fmt.Sprintf(
 				"the verb marks %q as a path (Verb.PathParams, config files), and %q has no such parameter a caller can set", n, name)}
 		}

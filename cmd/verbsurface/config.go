@@ -573,6 +573,20 @@ func fileParam(s string) (string, projector.PathUse, error) {
 	return name, u, nil
 }
 
+// pathParams is the verb's files: as verbsurface.Verb.PathParams (nil
+// when it lists none); the configuration was checked.
+func (v *VerbConfig) pathParams() map[string]projector.PathUse {
+	if len(v.Files) == 0 {
+		return nil
+	}
+	out := make(map[string]projector.PathUse, len(v.Files))
+	for _, fp := range v.Files {
+		name, use, _ := fileParam(fp)
+		out[name] = use
+	}
+	return out
+}
+
 // cutLast is strings.Cut at the last sep.
 func cutLast(s, sep string) (before, after string, found bool) {
 	if i := strings.LastIndex(s, sep); i >= 0 {

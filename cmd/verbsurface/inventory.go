@@ -52,12 +52,14 @@ func (f *front) inventory(ctx context.Context) (*Inventory, error) {
 	offerable := func(t *projector.Tree, c *projector.Command) error {
 		m := verbsurface.Machine{Args: f.cfg.Machine.Args, At: verbsurface.MachineAt(f.cfg.Machine.At)}
 		var args []string
+		var paths map[string]projector.PathUse
 		if i := verbOf(t, c); i >= 0 {
 			vm := f.cfg.verbMachine(i)
 			m = verbsurface.Machine{Args: vm.Args, At: verbsurface.MachineAt(vm.At)}
 			args = f.cfg.Verbs[i].Args
+			paths = f.cfg.Verbs[i].pathParams()
 		}
-		if err := m.Seam(t, c); err != nil {
+		if err := m.SeamWith(t, c, paths); err != nil {
 			return err
 		}
 		return verbsurface.CheckFixedArgs(c, args)

@@ -231,3 +231,48 @@ func TestCheckTeachesHowToLeaveAParameterOut(t *testing.T) {
 		t.Errorf("with --ttl left out: status %d\n%s", status, stdout)
 	}
 }
+
+// A program whose format option is called --output: named like a file,
+// it cannot carry the machine mode until help lists its values or the
+// verb says it is no path (files: [output:none]); check, serve and the
+// inventory all judge it so.
+func TestOutputOptionThatIsNoPath(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"tree.json": `{"program": "kc", "dialect": "pflag", "commands": [{"path": [], "runnable": false, "params": []},
+			{"path": ["get"], "runnable": true, "params": [
+			{"name": "output", "options": ["-o", "--output"], "kind": "string", "arity": "one", "action": "pflag:string", "help": "%s"}]}]}`,
+		"kc.yaml": "name: kc\ncommand: [sh]\noutput: json\nmachine: {args: [-o, json]}\nsource: {tree_file: tree.json}\n" +
+			"verbs:\n  - {name: get, path: [get], class: observe%s}\n",
+	})
+	tree, _ := os.ReadFile(filepath.Join(dir, "tree.json"))
+	config, _ := os.ReadFile(filepath.Join(dir, "kc.yaml"))
+	for _, tc := range []struct {
+		name, help, files string
+		clean             int
+	}{
+		{"named like a file", "where to write", "", 0},
+		{"help lists its values", "Output format. Allowed values: json, yaml, table", "", 1},
+		{"the verb says it is no path", "where to write", ", files: [output:none]", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFiles(t, dir, map[string]string{
+				"tree.json": fmt.Sprintf(string(tree), tc.help),
+				"kc.yaml":   fmt.Sprintf(string(config), tc.files),
+			})
+			p := filepath.Join(dir, "kc.yaml")
+			stdout, _, status := runVS(t, "check", "-c", p)
+			if (status == 0) != (tc.clean == 1) {
+				t.Errorf("check: status %d\n%s", status, stdout)
+			}
+			if tc.clean == 0 && !strings.Contains(stdout, "takes a path (parameter output)") {
+				t.Errorf("check does not say why:\n%s", stdout)
+			}
+			out, _, _ := runVS(t, "inventory", "-c", p)
+			var inv Inventory
+			if json.Unmarshal([]byte(out), &inv) != nil || inv.Tree.Clean != tc.clean {
+				t.Errorf("inventory: clean %d, want %d\n%s", inv.Tree.Clean, tc.clean, out)
+			}
+		})
+	}
+}
