@@ -21,7 +21,10 @@ import (
 func TestConstraintKeepsAValueFromTheNextProgram(t *testing.T) {
 	needProgram(t, "gitlint", "gitlint")
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skipf("git is not installed: %v", err)
+		if os.Getenv(requireProgramsEnv) != "" {
+			t.Fatalf("git is required (%s is set): %v", requireProgramsEnv, err)
+		}
+		t.Skipf("git is not installed (apt-get install git): %v", err)
 	}
 	dir := copyTestdata(t, "gitlint", "gitlint.yaml")
 	git := func(args ...string) string {
