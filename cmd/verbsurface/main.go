@@ -64,13 +64,18 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	var file string
-	load := func() (*front, error) {
+	// load reads the configuration and builds its front; private, when
+	// given, names what the front must keep out of its roots.
+	load := func(private ...func(*Config) []string) (*front, error) {
 		if file == "" {
 			return nil, errors.New("-c FILE is required (the YAML configuration)")
 		}
 		cfg, err := LoadConfig(file)
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range private {
+			cfg.private = append(cfg.private, p(cfg)...)
 		}
 		return newFront(cfg)
 	}
@@ -87,7 +92,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := load()
+			f, err := load(func(cfg *Config) []string { return hf.private(hopts, cfg.Name, os.Getenv) })
 			if err != nil {
 				return err
 			}
@@ -187,8 +192,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	var target, clickTarget, cobraBin, python string
 	var pythonPath []string
+	var more *moreInventory
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --click MODULE:OBJECT | --cobra BINARY)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --click MODULE:OBJECT | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -197,10 +203,15 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if n := countSet(target, clickTarget, cobraBin); n > 1 {
 				return errors.New("--argparse, --click and --cobra name different CLIs; give one")
 			}
-			if target == "" && clickTarget == "" && (python != "" || len(pythonPath) > 0) {
-				return errors.New("--python and --pythonpath apply to --argparse and --click only")
+			if python != "" && target == "" && clickTarget == "" {
+				return errors.New("--python applies to --argparse and --click only")
 			}
-			if target != "" || clickTarget != "" || cobraBin != "" {
+			if t, given, werr := more.walk(c.Context(), target != "" || clickTarget != "" || cobraBin != "", pythonPath); given {
+				if werr != nil {
+					return werr
+				}
+				rep = projector.Inventory(t, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence})
+			} else if target != "" || clickTarget != "" || cobraBin != "" {
 				var t *projector.Tree
 				var werr error
 				switch {
@@ -233,8 +244,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
 	inventory.Flags().StringVar(&clickTarget, "click", "", "walk this click command, group or Typer app (MODULE:OBJECT) instead of a configuration")
 	inventory.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
-	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse or --click")
+	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse, --click or --optparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
+	more = addMoreInventoryFlags(inventory)
 
 	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")

@@ -174,7 +174,7 @@ func TestFixedValuesAndStatedPositionalsThroughServe(t *testing.T) {
 // verbsurface inventory walks every source limcp inventory walks: a click
 // program with its own interpreter (--click, --python), an argparse one
 // from a directory (--argparse, --pythonpath), and refuses two sources at
-// once or an interpreter for none.
+// once or an interpreter for none of them.
 func TestInventorySourceFlags(t *testing.T) {
 	needProgram(t, "sqlite-utils", "sqlite_utils")
 	for _, args := range [][]string{
@@ -195,7 +195,7 @@ func TestInventorySourceFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--click", "a:b", "--argparse", "c:d"}, "give one"},
-		{[]string{"--python", "/usr/bin/python3"}, "apply to --argparse and --click only"},
+		{[]string{"--python", "/usr/bin/python3"}, "applies to --argparse and --click only"},
 	} {
 		if _, errOut, status := runVS(t, append([]string{"inventory"}, tc.args...)...); status == 0 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("inventory %q: status %d\n%s", tc.args, status, errOut)
