@@ -77,6 +77,18 @@
 // lists what each source cannot express; a command that only dispatches to
 // subcommands is unavailable too (it runs nothing).
 //
+// # What the operator says
+//
+// What no parser states, the operator of a front can, each as a pure
+// function of a command, like [ExcludeParams]: [Constrain] narrows the
+// values a caller may give (a pattern, an enum, no leading dash: a value
+// the program hands on to another program), projected as "enum" and as
+// "allOf" of patterns beside the parser's own ([Param.Patterns]);
+// [FixParams] gives parameters values no caller sees, positionals
+// included, rendered with the caller's by the same rules ([Fixed]); and
+// [StatePositionals] states a command's positionals where the adapter
+// could not determine them (Unrepresentable.ByPositionals).
+//
 // # Fingerprints
 //
 // [Fingerprint] is "sf1-" plus the first 16 hex digits of SHA-256 over the

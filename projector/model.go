@@ -205,6 +205,13 @@ type Param struct {
 	// Projected as "prefixItems" with minItems = maxItems = N. Never on a
 	// path parameter: the surface confines whole values, not positions.
 	Elements []Element `json:"elements,omitempty"`
+
+	// Patterns are more RE2 patterns the value (or each item) must match
+	// besides Pattern: an operator's constraints ([Constrain]), which
+	// cannot be merged into the parser's own pattern (RE2 has no
+	// intersection). Projected as "allOf": [{"pattern": ...}, ...] on the
+	// value's schema. Strings only; never with Elements.
+	Patterns []string `json:"patterns,omitempty"`
 }
 
 // Element is the constraints of one position of a tuple value (see
@@ -272,4 +279,9 @@ type Unrepresentable struct {
 	// the reason once they no longer conflict. (Added after the first
 	// three fields.)
 	ByParams bool `json:"by_params,omitempty"`
+	// ByPositionals, on a command's reason, says it lies only in the
+	// positionals the adapter could not determine (an Args validator
+	// that reads the values, a usage line no rule reads): an operator
+	// who states them ([StatePositionals]) makes the command available.
+	ByPositionals bool `json:"by_positionals,omitempty"`
 }

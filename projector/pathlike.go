@@ -1,9 +1,14 @@
 package projector
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
+
+// listsValues matches a help text that lists the values a parameter
+// takes, as cobra programs and click's choices print them.
+var listsValues = regexp.MustCompile(`(?i)\b(?:allowed|possible|valid|supported) values\b|\bone of\s*[:{\[(]`)
 
 // pathNouns are the words that, ending a parameter's name, option or
 // metavar, say its value names a file or directory.
@@ -23,9 +28,11 @@ var pathNouns = []string{
 // person (a front warns about such parameters, and refuses one as the
 // carrier of machine mode), never a confinement rule: only a marked
 // parameter is confined. "--output-format" does not look like a path;
-// "--output" does.
+// "--output" does, unless its help lists the values it takes ("Allowed
+// values: table, json, yaml", "one of: json, text"): a list of words is
+// not a file.
 func LooksLikePath(p *Param) bool {
-	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 {
+	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 || listsValues.MatchString(p.Help) {
 		return false
 	}
 	words := []string{p.Metavar}

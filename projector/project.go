@@ -290,6 +290,9 @@ func (s *scalarRule) schema() *jsonschema.Schema {
 	if s.pattern != nil {
 		out.Pattern = s.pattern.String()
 	}
+	for _, re := range s.patterns {
+		out.AllOf = append(out.AllOf, &jsonschema.Schema{Pattern: re.String()})
+	}
 	if len(s.forbidden) > 0 {
 		out.Not = &jsonschema.Schema{Enum: append([]any(nil), s.forbidden...)}
 	}

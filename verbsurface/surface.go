@@ -768,7 +768,13 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		return nil, &ErrorObject{Code: CodeInternalError,
 			Message: fmt.Sprintf("verbsurface: verb %q runs its command but has no runner (Verb.Runner, Options.Runner)", v.Name)}
 	}
-	tail, err := projector.RenderArgv(p.dialect, p.cmd, args)
+	var tail []string
+	var err error
+	if p.fixed != nil {
+		tail, err = p.fixed.RenderArgv(p.dialect, args)
+	} else {
+		tail, err = projector.RenderArgv(p.dialect, p.cmd, args)
+	}
 	if err != nil {
 		// Validation accepted these args, so the schema promised they
 		// render (contract C1); this is a projector bug, not the caller's.

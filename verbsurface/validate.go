@@ -89,6 +89,7 @@ type valueCheck struct {
 	enum      []any  // normalised JSON scalars
 	notEnum   []any
 	pattern   *regexp.Regexp
+	patterns  []*regexp.Regexp // allOf: [{pattern}, ...]: each must match too
 	minimum   *float64
 	maximum   *float64
 	minLength int // -1: none
@@ -218,6 +219,12 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 		if c.pattern != nil && !c.pattern.MatchString(s) {
 			problems = append(problems, Problem{Param: name, Rule: RulePattern,
 				Reason: fmt.Sprintf("%s is %s, which does not match the pattern %q", subject, short(s), c.pattern.String())})
+		}
+		for _, re := range c.patterns {
+			if !re.MatchString(s) {
+				problems = append(problems, Problem{Param: name, Rule: RulePattern,
+					Reason: fmt.Sprintf("%s is %s, which does not match the pattern %q", subject, short(s), re.String())})
+			}
 		}
 	case "integer", "number":
 		if c.minimum != nil && num < *c.minimum {

@@ -157,6 +157,9 @@ type VerbConfig struct {
 	// scheduler's tick): each op takes a spawn token as a spawn op does
 	// (verbsurface.Verb.Spawns), however many runs it then starts.
 	Spawns bool `yaml:"spawns"`
+	// VerbOperatorConfig holds constraints:, fixed: and positionals:
+	// (config_operator.go).
+	VerbOperatorConfig `yaml:",inline"`
 
 	line int            // the verb's line
 	keys map[string]int // the line of each key the verb sets
@@ -435,6 +438,9 @@ func (c *Config) check(line func(string) int) error {
 		if len(v.Args) > 0 && !strings.HasPrefix(v.Args[0], "-") {
 			return kbad("args", "%q is not an option: args holds options, each followed by its value when it takes one (command words go under path:)", v.Args[0])
 		}
+		if key, msg := v.VerbOperatorConfig.check(); msg != "" {
+			return kbad(key, "%s", msg)
+		}
 		if sc := v.StoredCommand; sc != nil {
 			switch {
 			case sc.Param == "":
@@ -555,9 +561,12 @@ func (c *Config) machineArgv(path []string) []string {
 }
 
 // fileParam parses a files entry: "param" (read) or
-// "param:read|write|dir|read_or_dir|none".
+// "param:read|write|dir|read_or_dir|none". It splits at the last colon,
+// since a parameter's name may hold colons itself: a name with a colon is
+// marked with its use spelled out ("special-opts:files:read", as check's
+// warning spells it).
 func fileParam(s string) (string, projector.PathUse, error) {
-	name, use, ok := strings.Cut(s, ":")
+	name, use, ok := cutLast(s, ":")
 	if name == "" {
 		return "", "", fmt.Errorf("%q names no parameter", s)
 	}
@@ -569,9 +578,31 @@ func fileParam(s string) (string, projector.PathUse, error) {
 	}
 	u := projector.PathUse(use)
 	if !slices.Contains(projector.PathUses, u) {
-		return "", "", fmt.Errorf("%q: use %q is not read, write, dir, read_or_dir or none", s, use)
+		return "", "", fmt.Errorf("%q: use %q is not read, write, dir, read_or_dir or none (a parameter whose name holds a colon is marked with its use spelled out: %s:read)", s, use, s)
 	}
 	return name, u, nil
+}
+
+// pathParams is the verb's files: as verbsurface.Verb.PathParams (nil
+// when it lists none); the configuration was checked.
+func (v *VerbConfig) pathParams() map[string]projector.PathUse {
+	if len(v.Files) == 0 {
+		return nil
+	}
+	out := make(map[string]projector.PathUse, len(v.Files))
+	for _, fp := range v.Files {
+		name, use, _ := fileParam(fp)
+		out[name] = use
+	}
+	return out
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // problem is what is wrong with a machine: key ("" when nothing), and the

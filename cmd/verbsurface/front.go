@@ -117,16 +117,11 @@ func newFront(cfg *Config) (*front, error) {
 		v := verbsurface.Verb{Name: vc.Name, Class: verbsurface.Class(vc.Class), Path: vc.Path,
 			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint, Args: vc.Args, Exclude: vc.Exclude,
 			Spawns: vc.Spawns}
-		if len(vc.Files) > 0 {
-			v.PathParams = map[string]projector.PathUse{}
-			for _, fp := range vc.Files {
-				name, use, _ := fileParam(fp)
-				v.PathParams[name] = use
-			}
-		}
+		v.PathParams = vc.pathParams()
 		if vc.Machine != nil {
 			v.Machine = &verbsurface.Machine{Args: vc.Machine.Args, At: verbsurface.MachineAt(vc.Machine.At)}
 		}
+		vc.VerbOperatorConfig.apply(&v)
 		if sc := vc.StoredCommand; sc != nil {
 			v.StoredCommand = &verbsurface.StoredCommand{Param: sc.Param, Allow: sc.Allow}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromclick"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -113,7 +114,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
-					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, p.Reason)
+					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, f.teach(c.Context(), p))
 				}
 				if !tolerate {
 					fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration, or start with --tolerate-unavailable")
@@ -165,7 +166,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			problems := f.check(c.Context())
 			for _, p := range problems {
-				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, p.Reason)
+				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, f.teach(c.Context(), p))
 			}
 			for _, w := range warns {
 				fmt.Fprintln(stdout, w)
@@ -189,31 +190,37 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 
-	var target, cobraBin string
+	var target, clickTarget, cobraBin, python string
 	var pythonPath []string
 	var more *moreInventory
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --click MODULE:OBJECT | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var rep any
 			var err error
-			if target != "" && cobraBin != "" {
-				return errors.New("--argparse and --cobra name two different CLIs; give one")
+			if n := countSet(target, clickTarget, cobraBin); n > 1 {
+				return errors.New("--argparse, --click and --cobra name different CLIs; give one")
 			}
-			if t, given, werr := more.walk(c.Context(), target != "" || cobraBin != "", pythonPath); given {
+			if python != "" && target == "" && clickTarget == "" {
+				return errors.New("--python applies to --argparse and --click only")
+			}
+			if t, given, werr := more.walk(c.Context(), target != "" || clickTarget != "" || cobraBin != "", pythonPath); given {
 				if werr != nil {
 					return werr
 				}
 				rep = projector.Inventory(t, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence})
-			} else if target != "" || cobraBin != "" {
+			} else if target != "" || clickTarget != "" || cobraBin != "" {
 				var t *projector.Tree
 				var werr error
-				if cobraBin != "" {
+				switch {
+				case cobraBin != "":
 					t, werr = fromcobrabin.Walk(c.Context(), []string{cobraBin}, nil)
-				} else {
-					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+				case clickTarget != "":
+					t, werr = fromclick.Walk(c.Context(), clickTarget, &fromclick.Options{Python: python, PythonPath: pythonPath})
+				default:
+					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{Python: python, PythonPath: pythonPath})
 				}
 				if werr != nil {
 					return werr
@@ -235,7 +242,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
-	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
+	inventory.Flags().StringVar(&clickTarget, "click", "", "walk this click command, group or Typer app (MODULE:OBJECT) instead of a configuration")
+	inventory.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
+	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse, --click or --optparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 	more = addMoreInventoryFlags(inventory)
 
@@ -245,6 +254,17 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	setVersion(root, stdout)
 	return root
+}
+
+// countSet is how many of words are not empty.
+func countSet(words ...string) int {
+	n := 0
+	for _, w := range words {
+		if w != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func plural(n int) string {

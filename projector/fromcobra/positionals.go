@@ -108,13 +108,13 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 			if lo < 0 {
 				lo = n
 			} else if hi != n-1 {
-				return nil, &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts %d and %d positional arguments but not %d; only a range of counts has a schema", hi, n, hi+1)}
+				return nil, &projector.Unrepresentable{ByPositionals: true, Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts %d and %d positional arguments but not %d; only a range of counts has a schema", hi, n, hi+1)}
 			}
 			hi = n
 		}
 	}
 	if lo < 0 {
-		return nil, &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts no count of positional arguments from 0 to %d (probed with %q); it reads the values themselves, so a schema cannot say how many it takes (cobra.ExactArgs, RangeArgs or MinimumNArgs say it)", limit, probe)}
+		return nil, &projector.Unrepresentable{ByPositionals: true, Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts no count of positional arguments from 0 to %d (probed with %q); it reads the values themselves, so a schema cannot say how many it takes (cobra.ExactArgs, RangeArgs or MinimumNArgs say it)", limit, probe)}
 	}
 	min, max := lo, hi
 	if hi == limit {

@@ -444,7 +444,7 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 	pos, ok := fromcobra.UsePositionals("command" + rest)
 	if !ok {
 		if cmd.Unrepresentable == nil {
-			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: its usage line %q does not list required words, then optional ones, then at most one variadic word, and help does not show how many arguments it accepts", pg.useLine)}
+			cmd.Unrepresentable = &projector.Unrepresentable{ByPositionals: true, Reason: fmt.Sprintf("positionals cannot be determined: its usage line %q does not list required words, then optional ones, then at most one variadic word, and help does not show how many arguments it accepts", pg.useLine)}
 		}
 		return
 	}
