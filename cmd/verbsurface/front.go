@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/internal/tied"
 	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
@@ -252,9 +253,14 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			defer cancel()
 			cmd := exec.CommandContext(ctx, prog, s.TreeCommand[1:]...)
 			cmd.Env = env
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			tiedGroup(cmd) // dies with the server; stopped as a group
+			err := tied.Start(cmd)
+			if err == nil {
+				err = cmd.Wait()
+			}
+			out := stdout.Bytes()
 			if err != nil {
 				return nil, fmt.Errorf("tree command %q: %v: %s", s.TreeCommand, err, firstLine(stderr.String()))
 			}

@@ -1,0 +1,83 @@
+//go:build linux || freebsd
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/verbsurface/verbsurface/internal/procid"
+)
+
+// alive reports whether pid is a live, non-zombie process.
+func alive(pid int) bool {
+	st, err := procid.ReadStat(pid)
+	return err == nil && st.State != 'Z' && st.State != 'X'
+}
+
+// waitPidfile waits up to 20 s for the first pid a program wrote to path.
+func waitPidfile(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), "\n") {
+			pid, err := strconv.Atoi(strings.Fields(string(b))[0])
+			if err != nil {
+				t.Fatalf("pid file %s: %v", path, err)
+			}
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid file %s did not appear within 20 s", path)
+		}
+	}
+}
+
+// Issue 36, LOW #7: the processes the server starts for itself, to read
+// its CLI's tree (a cobra binary's help and completion, a tree command),
+// were plain children: kill -9 of the server left them running. Each now
+// dies with the server. The program here answers the first question by
+// hanging (a help that waits for a terminal, a slow tree command).
+func TestTreeReadsDieWithTheServer(t *testing.T) {
+	for _, source := range []string{"cobra", "tree_command"} {
+		t.Run(source, func(t *testing.T) {
+			dir := t.TempDir()
+			pidfile := filepath.Join(dir, "pids")
+			prog := filepath.Join(dir, "hangs")
+			script := "#!/bin/sh\necho $$ >> " + pidfile + "\nexec sleep 600\n"
+			if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			config := filepath.Join(dir, "hangs.yaml")
+			yaml := "name: hangs\ncommand: [" + prog + "]\nsource: {" + source + ": [" + prog + "]}\n" +
+				"verbs:\n  - {name: x.list, path: [list], class: observe}\n"
+			if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			srv := exec.Command(vsBin, "serve", "-c", config)
+			srv.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
+			if _, err := srv.StdinPipe(); err != nil { // held open: the server waits for a client
+				t.Fatal(err)
+			}
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			child := waitPidfile(t, pidfile)
+			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+			if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = srv.Wait()
+			for deadline := time.Now().Add(10 * time.Second); alive(child); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the %s read %d outlived its server by 10 s", source, child)
+				}
+			}
+		})
+	}
+}
