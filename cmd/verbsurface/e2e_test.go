@@ -53,6 +53,12 @@ func serve(t *testing.T, config string, env ...string) *client {
 	t.Helper()
 	cmd := exec.Command(vsBin, "serve", "-c", config)
 	cmd.Env = append(os.Environ(), env...)
+	return serveCmd(t, cmd)
+}
+
+// serveCmd opens a session with cmd, a `verbsurface serve` command.
+func serveCmd(t *testing.T, cmd *exec.Cmd) *client {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,5 +80,44 @@ func TestTreeReadsDieWithTheServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Issue 36, LOW #10, on the YAML front: `verbsurface serve 7<secret`
+// handed descriptor 7 to every command it ran. The server now marks what
+// it inherited close-on-exec at start; a command gets 0, 1, 2 and what
+// the runner hands it.
+func TestInheritedDescriptorsReachNoCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const secret = "inherited-secret-4712"
+	f, err := os.Open(write("secret", secret+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	write("peek.sh", "cat /proc/self/fd/7 2>/dev/null\necho peeked\n")
+	write("tree.json", `{"program": "peek", "dialect": "argparse", "commands": [{"path": [], "runnable": true, "params": []}]}`)
+	config := write("peek.yaml", "name: peek\ncommand: [sh, peek.sh]\noutput: text\nsource: {tree_file: tree.json}\n"+
+		"verbs:\n  - {name: peek, path: [], class: observe}\n")
+
+	cmd := exec.Command(vsBin, "serve", "-c", config)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir)
+	cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, f} // descriptor 3+4 = 7, as `7<secret` leaves it
+	c := serveCmd(t, cmd)
+	r := c.op(`{"op": "peek"}`)
+	b, _ := json.Marshal(r)
+	text := string(b)
+	if r["ok"] != true || !strings.Contains(text, "peeked") {
+		t.Fatalf("the command did not run: %s", text)
+	}
+	if strings.Contains(text, secret) {
+		t.Errorf("the command read the server's inherited descriptor 7: %s", text)
 	}
 }
