@@ -89,3 +89,54 @@ func TestChangedCobraBinaryReadOnce(t *testing.T) {
 		t.Errorf("8 concurrent requests after the change called the program %d times; one walk is %d", got, walk)
 	}
 }
+
+// Issue 36, LOW #9, against the built binary: the tree source's errors
+// reached the client with the server's absolute paths and Go package
+// prefixes ("verbsurface: CLI file /tmp/…/tasks: stat /tmp/…/tasks: no
+// such file or directory" for a binary moved away), where limcp mcp
+// scrubs them. The client reads file names; the operator's log keeps the
+// whole error.
+func TestTreeSourceErrorsNameNoServerPath(t *testing.T) {
+	leaks := func(t *testing.T, text string, paths ...string) {
+		t.Helper()
+		for _, p := range append(paths, "fromcobrabin:", "verbsurface: CLI", "fork/exec", "/tmp/") {
+			if strings.Contains(text, p) {
+				t.Errorf("the client reads %q:\n%s", p, text)
+			}
+		}
+	}
+	t.Run("a cobra binary moved away", func(t *testing.T) {
+		config, bin := writeCobraConfig(t)
+		c := serve(t, config, "TASKS_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+		c.help("task.add")
+		if err := os.Rename(bin, bin+".moved"); err != nil {
+			t.Fatal(err)
+		}
+		r := c.call(`{"ops": [{"op": "task.list"}], "help": true}`)
+		b, _ := json.Marshal(r)
+		if !strings.Contains(string(b), "could not be read") || !strings.Contains(string(b), "tasks") {
+			t.Fatalf("the answer does not say the CLI could not be read, naming it: %s", b)
+		}
+		leaks(t, string(b), filepath.Dir(bin))
+	})
+	t.Run("a tree command that fails", func(t *testing.T) {
+		dir := t.TempDir()
+		prog := filepath.Join(dir, "treecmd")
+		if err := os.WriteFile(prog, []byte("#!/bin/sh\necho \"$0: cannot read $0.json\" >&2\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		config := filepath.Join(dir, "t.yaml")
+		yaml := "name: t\ncommand: [" + prog + "]\nsource: {tree_command: [" + prog + "]}\nverbs:\n  - {name: x.list, path: [list], class: observe}\n"
+		if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, _ := runVS(t, "call", "-c", config, `{"ops": [{"op": "x.list"}]}`)
+		if !strings.Contains(out, "treecmd: cannot read treecmd.json") {
+			t.Errorf("the answer does not quote the failure by file names: %s", out)
+		}
+		leaks(t, out, dir)
+		if !strings.Contains(errOut, prog+": cannot read") {
+			t.Errorf("the operator's log lost the whole error: %s", errOut)
+		}
+	})
+}

@@ -165,7 +165,7 @@ func newFront(cfg *Config) (*front, error) {
 		f.roots = append(f.roots, real)
 	}
 	sopts := verbsurface.Options{
-		Source:      f.source,
+		Source:      scrubbedSource(f.source, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
 		Runner:      runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
