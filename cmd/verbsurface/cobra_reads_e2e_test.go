@@ -140,3 +140,37 @@ func TestTreeSourceErrorsNameNoServerPath(t *testing.T) {
 		}
 	})
 }
+
+// Issue 35, item 5, against the built binary: a server started again on
+// an unchanged cobra binary reads its tree from the state directory and
+// runs the program not once; a changed binary is walked again.
+func TestCobraTreeCachedAcrossStarts(t *testing.T) {
+	config, wrapper, calls := countedCobra(t)
+	state, home := t.TempDir(), t.TempDir() // the environment is part of the key
+	start := func() int {
+		before := countLines(t, calls)
+		c := serve(t, config, "TASKS_HOME="+home, "XDG_STATE_HOME="+state)
+		c.help("task.add")
+		if err := c.cs.Close(); err != nil {
+			t.Logf("closing: %v", err)
+		}
+		return countLines(t, calls) - before
+	}
+	if n := start(); n == 0 {
+		t.Fatal("the first start ran nothing: the test proves nothing")
+	}
+	file := filepath.Join(state, "verbsurface", "tasks", cobraCacheFile)
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the cache %s: %v, %v; want a 0600 file", file, fi, err)
+	}
+	if n := start(); n != 0 {
+		t.Errorf("a second start on the unchanged binary ran it %d times", n)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(wrapper, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if n := start(); n == 0 {
+		t.Error("a start after the binary changed trusted the cache")
+	}
+}

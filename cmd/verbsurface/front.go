@@ -186,6 +186,10 @@ func newFront(cfg *Config) (*front, error) {
 	return f, nil
 }
 
+// cobraCacheFile is where, in the state directory, a cobra binary's walked
+// tree is kept.
+const cobraCacheFile = "cobra-tree.json"
+
 // treeSource is the configured parser source, live: it is read again
 // whenever the executable, the script it runs, the Python module of the
 // target, the cobra program (size, mtime, inode) or a watched file
@@ -240,7 +244,14 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 		}
 		argv[0] = prog
 		load := func(ctx context.Context) (*projector.Tree, error) {
-			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+			opts := &fromcobrabin.Options{Env: env}
+			// The walked tree is kept in the state directory (private, one
+			// per configuration name), so a restart against an unchanged
+			// binary does not run it again (issue 35, item 5).
+			if dir, err := tokenDir(c.Name, os.Getenv); err == nil {
+				return fromcobrabin.CachedWalk(ctx, argv, opts, filepath.Join(dir, cobraCacheFile))
+			}
+			return fromcobrabin.Walk(ctx, argv, opts)
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), nil
 	case len(s.TreeCommand) > 0:
