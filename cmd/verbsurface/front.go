@@ -75,7 +75,7 @@ func newFront(cfg *Config) (*front, error) {
 			}
 		}
 		r, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout,
-			Dir: dir, Output: out, OKExit: okExit})
+			Dir: dir, Output: out, OKExit: okExit, EndDetached: !k.keepDetached})
 		if err != nil {
 			return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
 		}

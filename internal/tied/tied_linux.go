@@ -37,7 +37,15 @@ func Start(cmd *exec.Cmd) error {
 		go func() {
 			runtime.LockOSThread() // never unlocked: see spawner
 			for r := range spawner.reqs {
-				r.done <- r.cmd.Start()
+				// Recorded under the lock the orphan scans hold, so that
+				// no scan takes a new child for an adopted one.
+				adopt.mu.Lock()
+				err := r.cmd.Start()
+				if err == nil {
+					record(r.cmd.Process.Pid)
+				}
+				adopt.mu.Unlock()
+				r.done <- err
 			}
 		}()
 	})
