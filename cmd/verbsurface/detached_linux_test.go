@@ -28,13 +28,7 @@ echo detached
 // the server when it exits.
 func TestDetachedWorkEndsWithTheOp(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writerIn(t, dir)
 	write("detach.sh", detachScript)
 	write("tree.json", `{"program": "detach", "dialect": "argparse", "commands": [
 		{"path": [], "runnable": false, "params": []},

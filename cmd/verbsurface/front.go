@@ -266,7 +266,8 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			cmd.Env = env
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			tiedGroup(cmd) // dies with the server; stopped as a group
+			tied.Group(cmd) // dies with the server; stopped as a group
+			cmd.WaitDelay = time.Second
 			err := tied.Start(cmd)
 			if err == nil {
 				err = cmd.Wait()

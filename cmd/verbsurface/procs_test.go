@@ -22,6 +22,19 @@ func alive(pid int) bool {
 	return err == nil && st.State != 'Z' && st.State != 'X'
 }
 
+// writerIn returns a function that writes a file of dir (0600) and
+// returns its path.
+func writerIn(t *testing.T, dir string) func(name, body string) string {
+	return func(name, body string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 // waitPidfile waits up to 20 s for the first pid a program wrote to path.
 func waitPidfile(t *testing.T, path string) int {
 	t.Helper()
@@ -89,13 +102,7 @@ func TestTreeReadsDieWithTheServer(t *testing.T) {
 // the runner hands it.
 func TestInheritedDescriptorsReachNoCommand(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writerIn(t, dir)
 	const secret = "inherited-secret-4712"
 	f, err := os.Open(write("secret", secret+"\n"))
 	if err != nil {
