@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -116,19 +117,16 @@ func CacheByFile(path string, load TreeSource, more ...string) TreeSource {
 			f := &treeFlight{key: k, done: make(chan struct{})}
 			flight = f
 			mu.Unlock()
-
-			t, err := load(ctx)
-			mu.Lock()
-			if err == nil {
-				key, cache = k, t
-			}
-			if flight == f {
-				flight = nil
-			}
-			f.tree, f.err, f.cancelled = t, err, ctx.Err() != nil
-			close(f.done)
-			mu.Unlock()
-			return t, err
+			return f.run(ctx, load, func(t *projector.Tree, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					key, cache = k, t
+				}
+				if flight == f {
+					flight = nil
+				}
+			})
 		}
 	}
 }
@@ -141,6 +139,21 @@ type treeFlight struct {
 	tree      *projector.Tree
 	err       error
 	cancelled bool // the leader's ctx had ended when the load returned
+}
+
+// run loads as the flight's leader, lets finish record the result, and
+// then releases the waiters, even if load panics (they then load again).
+func (f *treeFlight) run(ctx context.Context, load TreeSource, finish func(*projector.Tree, error)) (t *projector.Tree, err error) {
+	err = errors.New("the tree source panicked")
+	f.cancelled = true // what a waiter does if load panics: load itself
+	defer func() {
+		finish(t, err)
+		f.tree, f.err = t, err
+		close(f.done)
+	}()
+	t, err = load(ctx)
+	f.cancelled = ctx.Err() != nil
+	return t, err
 }
 
 type fileKey struct {
