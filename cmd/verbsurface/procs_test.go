@@ -58,7 +58,7 @@ func waitPidfile(t *testing.T, path string) int {
 // dies with the server. The program here answers the first question by
 // hanging (a help that waits for a terminal, a slow tree command).
 func TestTreeReadsDieWithTheServer(t *testing.T) {
-	for _, source := range []string{"cobra", "tree_command"} {
+	for _, source := range []string{"cobra", "tree_command", "clap"} {
 		t.Run(source, func(t *testing.T) {
 			dir := t.TempDir()
 			pidfile := filepath.Join(dir, "pids")
