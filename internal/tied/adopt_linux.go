@@ -40,12 +40,18 @@ var adopt struct {
 
 // AdoptOrphans makes this process the reaper of its orphaned descendants,
 // once, and starts reaping the ones that exit. It fails where the kernel
-// refuses (before Linux 3.4).
+// refuses (before Linux 3.4). The children this process has when it is
+// called are its own, not adopted; every process it starts afterwards
+// must be started by [Start], or a scan could take it for an adopted one
+// and reap it under os/exec's feet.
 func AdoptOrphans() error {
 	adopt.once.Do(func() {
+		adopt.mu.Lock()
+		defer adopt.mu.Unlock()
 		adopt.self = os.Getpid()
-		if adopt.started == nil {
-			adopt.started = map[int]uint64{}
+		adopt.started = map[int]uint64{}
+		for _, pid := range children() {
+			record(pid)
 		}
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			adopt.err = err
@@ -56,10 +62,11 @@ func AdoptOrphans() error {
 	return adopt.err
 }
 
-// record notes that Start started pid; called with adopt.mu held.
+// record notes that Start started pid; called with adopt.mu held. Before
+// AdoptOrphans nothing is adopted, and nothing is kept.
 func record(pid int) {
 	if adopt.started == nil {
-		adopt.started = map[int]uint64{}
+		return
 	}
 	if st, err := procid.ReadStat(pid); err == nil {
 		adopt.started[pid] = st.StartTime
