@@ -4,6 +4,8 @@ package dispatch
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/verbsurface/verbsurface/internal/tied"
 )
 
 // Defaults of [Options]: each applies when its field is zero.
@@ -71,6 +75,19 @@ type Options struct {
 	// exit 1 takes [0, 1]. Refused under the envelope, whose contract
 	// needs exit status 0 for an ok result.
 	OKExit []int
+
+	// EndDetached ends, with the command, what it detached into sessions
+	// of its own (a daemon's double fork and setsid), which stopping its
+	// process group does not reach: on Linux the runner makes this process
+	// the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER,
+	// process-wide, once), starts each command with a tag in its
+	// environment (VERBSURFACE_RUN=…), and once the command's group is
+	// gone kills every adopted process that carries its tag, and their
+	// descendants. A process that clears its environment, or makes it
+	// unreadable (undumpable, set-id), is not found. Elsewhere it does
+	// nothing. Off (the zero value), detached work is the CLI's decision
+	// and is left alone: limcp's runs detach by design.
+	EndDetached bool
 }
 
 // Runner runs one CLI under the machine-result contract. It holds the
@@ -88,6 +105,7 @@ type Runner struct {
 	grace     time.Duration
 	output    Output     // "" for the envelope
 	okExit    []int      // for the other outputs
+	endDetach bool       // Options.EndDetached, where this process adopts orphans
 	awaitExit exitWaiter // platformExitWaiter; tests swap in pollExit
 }
 
@@ -171,6 +189,7 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		timeout:   orDefault(opts.Timeout, DefaultTimeout),
 		grace:     orDefault(opts.Grace, DefaultGrace),
 		awaitExit: platformExitWaiter,
+		endDetach: opts.EndDetached && tied.AdoptOrphans() == nil,
 	}
 	if opts.Output != "" && opts.Output != OutputEnvelope {
 		r.output, r.okExit = opts.Output, []int{0}
@@ -213,6 +232,10 @@ type Result struct {
 	// GroupStopped reports that members of the process group were still
 	// running when the command's leader exited, and were terminated.
 	GroupStopped bool
+	// DetachedStopped reports that processes the command detached into
+	// sessions of their own were still running when it ended, and were
+	// killed (Options.EndDetached).
+	DetachedStopped bool
 	// Survivors lists pids of the group still alive 5 s after SIGKILL (a
 	// process stuck in the kernel, which no signal can end); normally
 	// empty. Run cannot report them: a caller that must know uses Execute.
@@ -267,8 +290,9 @@ func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error
 // Result.Survivors): on stop, the group gets SIGTERM and, after the grace, SIGKILL; on a
 // normal exit, members still running get the same treatment (Result.GroupStopped).
 // Work the CLI detached into a session of its own is not in the group and
-// is left alone. Execute never waits for EOF on a stream that a process
-// outside the group keeps open.
+// is left alone, unless Options.EndDetached asks to end it too
+// (Result.DetachedStopped). Execute never waits for EOF on a stream that
+// a process outside the group keeps open.
 func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	start := time.Now()
 	args := make([]string, 0, len(r.leading)+len(argv))
@@ -307,6 +331,11 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		cmd.Stdin = null // otherwise exec opens /dev/null itself, and says why it cannot
 	}
 	cmd.Args, cmd.ExtraFiles = inheritSnapshots(cmd.Args) // prompt and file snapshots by descriptor
+	tag := ""
+	if r.endDetach {
+		tag = runTag()
+		cmd.Env = append(slices.Clip(r.env), tag)
+	}
 	err = startTied(cmd)
 	outW.Close()
 	errW.Close()
@@ -352,6 +381,11 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	}
 	_ = cmd.Wait() // reaps the leader; its status is read from ProcessState
 	res.GroupStopped, res.Survivors = g.sweep(stopKind != "", deadline, r.grace)
+	if tag != "" {
+		var left []int
+		res.DetachedStopped, left = tied.KillAdopted(tag, killWait)
+		res.Survivors = append(res.Survivors, left...)
+	}
 	stdout.stop()
 	stderr.stop()
 	outR.Close()
@@ -466,4 +500,12 @@ func (r *Runner) Plan() (dir string, envNames []string, output string) {
 		output = string(OutputEnvelope)
 	}
 	return dir, envNames, output
+}
+
+// runTag is the environment entry that marks one command's processes, so
+// that what it detached can be found among the adopted orphans.
+func runTag() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "VERBSURFACE_RUN=" + hex.EncodeToString(b[:])
 }

@@ -660,6 +660,10 @@ type runnerKey struct {
 	output string
 	okExit string
 	cwd    string
+	// keepDetached: a spawn verb's command starts work, which may detach
+	// into a session of its own by design; every other command's
+	// detached processes end with it (dispatch.Options.EndDetached).
+	keepDetached bool
 }
 
 func (c *Config) runnerKeyOf(i int) runnerKey {
@@ -671,6 +675,7 @@ func (c *Config) runnerKeyOf(i int) runnerKey {
 	if v.Cwd != "" {
 		k.cwd = v.Cwd
 	}
+	k.keepDetached = v.Class == "spawn"
 	return k
 }
 

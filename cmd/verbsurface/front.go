@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/internal/tied"
 	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
@@ -75,7 +76,7 @@ func newFront(cfg *Config) (*front, error) {
 			}
 		}
 		r, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout,
-			Dir: dir, Output: out, OKExit: okExit})
+			Dir: dir, Output: out, OKExit: okExit, EndDetached: !k.keepDetached})
 		if err != nil {
 			return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
 		}
@@ -160,7 +161,7 @@ func newFront(cfg *Config) (*front, error) {
 		f.roots = append(f.roots, real)
 	}
 	sopts := verbsurface.Options{
-		Source:      f.source,
+		Source:      scrubbedSource(f.source, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
 		Runner:      runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
@@ -188,6 +189,10 @@ func newFront(cfg *Config) (*front, error) {
 	}
 	return f, nil
 }
+
+// cobraCacheFile is where, in the state directory, a cobra binary's walked
+// tree is kept.
+const cobraCacheFile = "cobra-tree.json"
 
 // treeSource is the configured parser source, live: it is read again
 // whenever the executable, the script it runs, the Python module of the
@@ -246,7 +251,14 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 		}
 		argv[0] = prog
 		load := func(ctx context.Context) (*projector.Tree, error) {
-			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+			opts := &fromcobrabin.Options{Env: env}
+			// The walked tree is kept in the state directory (private, one
+			// per configuration name), so a restart against an unchanged
+			// binary does not run it again (issue 35, item 5).
+			if dir, err := tokenDir(c.Name, os.Getenv); err == nil {
+				return fromcobrabin.CachedWalk(ctx, argv, opts, filepath.Join(dir, cobraCacheFile))
+			}
+			return fromcobrabin.Walk(ctx, argv, opts)
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), nil
 	case len(s.TreeCommand) > 0:
@@ -259,9 +271,15 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			defer cancel()
 			cmd := exec.CommandContext(ctx, prog, s.TreeCommand[1:]...)
 			cmd.Env = env
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			tied.Group(cmd) // dies with the server; stopped as a group
+			cmd.WaitDelay = time.Second
+			err := tied.Start(cmd)
+			if err == nil {
+				err = cmd.Wait()
+			}
+			out := stdout.Bytes()
 			if err != nil {
 				return nil, fmt.Errorf("tree command %q: %v: %s", s.TreeCommand, err, firstLine(stderr.String()))
 			}

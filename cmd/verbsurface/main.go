@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/internal/inherited"
 	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
@@ -27,6 +28,12 @@ func main() {
 	// First: the server holds the bearer token and the fronted CLI's
 	// variables; the processes of its user must not read them from /proc.
 	_ = nodump.Protect()
+	// A descriptor the server inherited (`verbsurface serve 7<secret`)
+	// must not reach the commands it starts.
+	if err := inherited.CloseOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "verbsurface: cannot mark the descriptors it inherited close-on-exec, so every command would inherit them:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -135,4 +135,15 @@
 // package's fixture and over the corpus of real programs in
 // projector/corpus/cobra, which also compares each help-derived tree with
 // the in-process walk, command by command.
+//
+// # Caching
+//
+// A walk runs the program about four times a command, so a large program
+// is slow to read (200 commands, some 850 calls). [CachedWalk] keeps the
+// tree in a private file and reads it back while the program, the reader
+// and the options are unchanged: the key is the program's device, inode,
+// size, modification and change time, the reader's own executable's, and
+// the argv, environment, directory and exclusions. A file that does not
+// match, cannot be decoded or is not private is absent; a new one is
+// written atomically.
 package fromcobrabin
