@@ -23,7 +23,9 @@ var pathNouns = []string{
 // person (a front warns about such parameters, and refuses one as the
 // carrier of machine mode), never a confinement rule: only a marked
 // parameter is confined. "--output-format" does not look like a path;
-// "--output" does.
+// "--output" does. A numbered copy looks like what it copies: a usage line
+// that names one word twice gives "file" and "file_2", and "file_2" and
+// "file1" end in the word "file" as much as "file" does.
 func LooksLikePath(p *Param) bool {
 	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 {
 		return false
@@ -39,7 +41,10 @@ func LooksLikePath(p *Param) bool {
 	}
 	for _, w := range words {
 		toks := strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
-		if len(toks) > 0 && slices.Contains(pathNouns, toks[len(toks)-1]) {
+		if len(toks) > 1 && strings.Trim(toks[len(toks)-1], "0123456789") == "" {
+			toks = toks[:len(toks)-1] // "file_2": the copy's number
+		}
+		if len(toks) > 0 && slices.Contains(pathNouns, strings.TrimRight(toks[len(toks)-1], "0123456789")) {
 			return true
 		}
 	}
