@@ -435,16 +435,47 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 	if !cmd.Runnable {
 		return
 	}
-	rest := strings.TrimPrefix(pg.useLine, w.commandPath(path))
+	excluded := map[string]bool{} // option string -> takes a value
+	for _, block := range [][]*flagLine{pg.local, pg.inherited} {
+		for _, f := range block {
+			if w.exclude[f.name] {
+				for _, o := range options(f) {
+					excluded[o] = f.word != ""
+				}
+			}
+		}
+	}
+	w.positionals(cmd, pg.useLine, excluded, claimed, claim)
+}
+
+// positionals adds the positionals the usage line useLine names to cmd,
+// after its flags (cmd.Params so far, and the excluded ones: option
+// string -> whether it takes a value), or makes cmd unavailable when the
+// line names nothing reliably.
+func (w *walker) positionals(cmd *projector.Command, useLine string, excluded map[string]bool, claimed map[string]string, claim func(name, by string)) {
+	rest := strings.TrimPrefix(useLine, w.commandPath(cmd.Path))
 	// "[command options]" is the urfave/cli spelling of "[flags]" some
 	// cobra programs keep in their Use lines (skopeo), and "WORD ..." a
 	// spelling of "WORD..." (restic's "[snapshotID ...]" and "[FILE/DIR] ...").
 	rest = strings.ReplaceAll(rest, "[command options]", "[flags]")
 	rest = spacedEllipsis.ReplaceAllString(rest, "$1...")
-	pos, ok := fromcobra.UsePositionals("command" + rest)
-	if !ok {
+	valueFlag := func(opt string) (takes, known bool) {
+		if takes, ok := excluded[opt]; ok {
+			return takes, true
+		}
+		for _, p := range cmd.Params {
+			if slices.Contains(p.Options, opt) {
+				// A bool read from help is spelled --flag=true (arity
+				// one) but takes no word after it; nor does a count.
+				return p.Kind != projector.KindBoolean && p.Arity != projector.ArityNone && p.Action != "pflag:count", true
+			}
+		}
+		return false, false
+	}
+	pos, err := fromcobra.ReadUsePositionals("command"+rest, &fromcobra.UseReading{ValueFlag: valueFlag, Repeats: true})
+	if err != nil {
 		if cmd.Unrepresentable == nil {
-			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: its usage line %q does not list required words, then optional ones, then at most one variadic word, and help does not show how many arguments it accepts", pg.useLine)}
+			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined from its usage line %q: %v, and help does not show how many arguments it accepts", useLine, err)}
 		}
 		return
 	}
@@ -464,7 +495,7 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 		if !p.Required {
 			opt = "optional "
 		}
-		p.Help = fmt.Sprintf("the %spositional argument %s of `%s`", opt, word, pg.useLine)
+		p.Help = fmt.Sprintf("the %spositional argument %s of `%s`", opt, word, useLine)
 		cmd.Params = append(cmd.Params, p)
 	}
 }
@@ -512,6 +543,9 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	kind, why := classifyWord(f, r, known)
 	switch kind {
 	case wordType:
+		if f.word == "" {
+			return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.noWord(ctx, path, f) }))
+		}
 		typ := f.word
 		if t, ok := pflagTypes[typ]; ok {
 			typ = t
@@ -523,11 +557,16 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	if f.hasNoOpt {
 		return stringParam(f) // "[=…]": a value flag that may be given bare
 	}
+	return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.resolve(ctx, path, f) }))
+}
+
+// cached returns what learn finds about f. An inherited flag is one of an
+// ancestor's persistent flags, the same on every command below it: it is
+// learnt once, and the commands walked at the same time wait for it.
+func (w *walker) cached(ctx context.Context, f *flagLine, inherited bool, learn func() resolution) resolution {
 	if !inherited {
-		return w.fromResolution(f, w.resolve(ctx, path, f))
+		return learn()
 	}
-	// An inherited flag is one of an ancestor's persistent flags, the
-	// same on every command below it: probe it once.
 	w.mu.Lock()
 	pd, ok := w.resolved[f.text]
 	if !ok {
@@ -539,19 +578,53 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 		select {
 		case <-pd.done:
 		case <-ctx.Done():
-			return unknownParam(f, placeholderAction(f.word), "the walk stopped")
+			return resolution{unknown: "the walk stopped"}
 		}
-		return w.fromResolution(f, pd.res)
+		return pd.res
 	}
-	pd.res = w.resolve(ctx, path, f)
+	pd.res = learn()
 	close(pd.done)
-	return w.fromResolution(f, pd.res)
+	return pd.res
+}
+
+// noWord settles a flag printed with no word after its name. pflag prints
+// none for a bool, and also for a value of the program's own whose Type
+// is "" (or "bool" while it takes other words: on, off, auto): help alone
+// cannot tell them apart, and reading such a flag as a bool would offer
+// only true and false. So a flag is a bool when its parser, through
+// completion, reads both --flag=true and --flag=false, and its help
+// prints no default but pflag's for a bool ("true"); it is a value of its
+// own (string-in, its Set the validator) when either says otherwise.
+func (w *walker) noWord(ctx context.Context, path []string, f *flagLine) resolution {
+	if _, def, ok := pflagDefault(f.usage, false); ok && def != "true" {
+		return resolution{typ: typeWords}
+	}
+	pr, err := w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
+	if err != nil && !w.settled(err) {
+		return resolution{unknown: "the walk stopped"}
+	}
+	switch pr {
+	case probeParsed:
+		return resolution{typ: "bool"}
+	case probeRejected:
+		return resolution{typ: typeWords}
+	}
+	return resolution{unknown: "its help shows no type word, as for a bool, and completing after --" + f.name + "=true --" + f.name + "=false gave neither a parse nor a refusal, so whether it is a bool or takes words of its own cannot be told"}
 }
 
 func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 	switch res.typ {
 	case "":
+		if f.word == "" {
+			return unknownParam(f, untypedAction, "%s", res.unknown)
+		}
 		return unknownParam(f, placeholderAction(f.word), "its help names the value by the placeholder %q, not by its type, and %s", f.word, res.unknown)
+	case typeWords:
+		return wordsParam(f)
+	case "bool":
+		if f.word == "" {
+			return typedParam(f, "bool")
+		}
 	case "string":
 		return stringParam(f)
 	case repeatedString:

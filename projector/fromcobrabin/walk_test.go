@@ -3,8 +3,10 @@ package fromcobrabin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +58,7 @@ func TestWalkCommands(t *testing.T) {
 	for _, c := range tree.Commands {
 		got = append(got, strings.Join(c.Path, " "))
 	}
-	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "twice", "types", "vague"}
+	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "select", "tristate", "twice", "types", "vague", "validate"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("commands %q, want %q", got, want)
 	}
@@ -192,6 +194,57 @@ func TestWalkFlags(t *testing.T) {
 	}
 	if pos := param("get items", "name"); pos.Arity != projector.ArityZeroOrMore || !pos.Positional() {
 		t.Errorf("get items NAME...: %s %s", pos.Arity, pos.Options)
+	}
+}
+
+// Usage lines as program authors write them: an option's placeholder is
+// its value, not a positional ("select -f <file> -r <format> <selector>"
+// takes one positional), and a word repeated three times means any number
+// ("validate <file> <file> <file>": one or more).
+func TestWalkUsageLines(t *testing.T) {
+	tree := walkFixture(t, nil)
+	positionals := func(path string) string {
+		t.Helper()
+		c := tree.Find(path)
+		if c.Unrepresentable != nil {
+			t.Fatalf("%s unavailable: %s", path, c.Unrepresentable.Reason)
+		}
+		var out []string
+		for _, p := range c.Params {
+			if p.Positional() {
+				out = append(out, fmt.Sprintf("%s:%s:%v", p.Name, p.Arity, p.Required))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := positionals("select"), "selector:one:true"; got != want {
+		t.Errorf("select -f <file> -r <format> <selector>: positionals %q, want %q", got, want)
+	}
+	if got, want := positionals("validate"), "file:one_or_more:true"; got != want {
+		t.Errorf("validate <file> <file> <file>: positionals %q, want %q", got, want)
+	}
+}
+
+// A flag printed with no type word is a bool only when its parser reads
+// --flag=true and --flag=false and its help prints no default a bool
+// cannot have: the fixture's tristate flags take on, off or auto, and are
+// strings (their Set the validator), so "auto" can be asked for.
+func TestWalkNoWordFlags(t *testing.T) {
+	tree := walkFixture(t, nil)
+	c := tree.Find("tristate")
+	for _, name := range []string{"color", "pager"} {
+		i := slices.IndexFunc(c.Params, func(p *projector.Param) bool { return p.Name == name })
+		if i < 0 {
+			t.Fatalf("no parameter %s", name)
+		}
+		p := c.Params[i]
+		if p.Unrepresentable != nil || p.Kind != projector.KindString || p.Arity != projector.ArityOne || p.Default != nil {
+			t.Errorf("--%s: %s %s default %v (%v), want a string with no default", name, p.Kind, p.Arity, p.Default, p.Unrepresentable)
+		}
+	}
+	argv, err := projector.RenderArgv(projector.DialectPflag, c, map[string]any{"pager": "auto"})
+	if err != nil || !slices.Contains(argv, "--pager=auto") {
+		t.Errorf("render pager=auto: %q %v", argv, err)
 	}
 }
 
