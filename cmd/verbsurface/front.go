@@ -238,8 +238,26 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			return nil, &ConfigError{File: c.file, Field: "source.cobra", Msg: err.Error()}
 		}
 		argv[0] = prog
+		// Only the commands the verbs name are read (podman has two
+		// hundred).
+		var paths [][]string
+		for _, v := range c.Verbs {
+			paths = append(paths, v.Path)
+		}
+		var more [][]string
+		if w := c.Wait; w != nil {
+			more = append(more, w.Observe, w.SchemaFrom)
+		}
+		if k := c.Kill; k != nil {
+			more = append(more, k.Path, k.Status)
+		}
+		for _, p := range more {
+			if p != nil {
+				paths = append(paths, p)
+			}
+		}
 		load := func(ctx context.Context) (*projector.Tree, error) {
-			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env, Paths: paths})
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), nil
 	case len(s.TreeCommand) > 0:

@@ -88,7 +88,6 @@ func TestWalkUnavailable(t *testing.T) {
 	}{
 		{"a command that does not parse its flags is not asked for its help", "raw", "", "does not parse flags (DisableFlagParsing"},
 		{"nor one that offers cobra's help flag but completes past an unknown flag", "rawhelp", "", "goes on past an unknown flag (--verbsurface-no-such-flag), so it does not parse flags"},
-		{"a help template of the program's own is not read", "custom", "", "not in cobra's usage layout"},
 		{"a Use line out of grammatical order gives no positionals", "prose", "", "positionals cannot be determined"},
 		{"a command whose subcommands cannot be listed", "broken", "", "listing its subcommands failed"},
 		{"a word that may be a placeholder past the raw usage's first line", "vague", "format", "past the first line"},
