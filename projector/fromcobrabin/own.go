@@ -267,8 +267,19 @@ func (w *walker) ownFlags(ctx context.Context, cmd *projector.Command, entries m
 		}
 	}
 	raw := map[string]string{}
+	unprintedCount := 0
 	for _, f := range flags {
 		raw[f.name] = f.desc
+		if entries[f.name] == nil && f.name != "help" && !w.exclude[f.name] {
+			unprintedCount++
+		}
+	}
+	if unprintedCount > maxUnprinted {
+		// rclone's help prints none of its thousand global flags:
+		// learning each from its parser would take thousands of calls
+		// on every command.
+		cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("its help, in a layout of its own, does not print %d of the flags completion names (more than %d), and learning each from its parser would take about five calls a flag", unprintedCount, maxUnprinted)}
+		return
 	}
 	for _, f := range flags {
 		if f.name == "help" {
@@ -297,6 +308,10 @@ func (w *walker) ownFlags(ctx context.Context, cmd *projector.Command, entries m
 	}
 }
 
+// maxUnprinted bounds how many flags of one command are learnt from the
+// parser alone.
+const maxUnprinted = 64
+
 // unprinted stands for the word of a flag that help does not print.
 const (
 	unprinted       = "VALUE"
@@ -306,8 +321,11 @@ const (
 // ownFlagEntry finds pflag's entry for a flag in a page of any layout:
 // "-s, --name WORD[=NOOPT]   usage", at any indent (gh removes the
 // indent pflag gives a flag without shorthand when none has one), usage
-// after at least two spaces.
-var ownFlagEntry = regexp.MustCompile(`^( *)(?:-([^\s-]), )?--([^\s=\[]+)((?: [^\s]+)?(?:\[=[^\]]*\])?)(?:(\s{2,})(.*))?$`)
+// after at least two spaces. pflag pads with spaces only: a page that
+// separates with tabs (etcdctl's "--debug[=false]<TAB>usage", where the
+// brackets hold the default, not a no-value default) prints a format of
+// its own, and its flags are learnt from their parser.
+var ownFlagEntry = regexp.MustCompile(`^( *)(?:-([^\s-]), )?--([^\s=\[]+)((?: [^\s]+)?(?:\[=[^\]]*\])?)(?:( {2,})([^\s].*))?$`)
 
 // flagEntries returns the pflag entries a page prints, by flag name, with
 // their continuation lines (indented to their usage's column). A name

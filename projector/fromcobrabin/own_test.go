@@ -67,7 +67,7 @@ func TestWalkOwnHelp(t *testing.T) {
 	for _, c := range tree.Commands {
 		got = append(got, strings.Join(c.Path, " "))
 	}
-	if want := []string{"", "images", "pr", "pr list", "pr view", "raw"}; !slices.Equal(got, want) {
+	if want := []string{"", "images", "many", "pr", "pr list", "pr view", "raw"}; !slices.Equal(got, want) {
 		t.Errorf("commands %q, want %q", got, want)
 	}
 	if tree.Program != "ownhelp" {
@@ -114,6 +114,9 @@ func TestWalkOwnHelp(t *testing.T) {
 	}
 	if p := images["repo"]; p == nil || p.Action != "pflag:(not in help)" || p.Kind != projector.KindString {
 		t.Errorf("images --repo, which its page does not print: %+v", p)
+	}
+	if m := tree.Find("many"); m.Unrepresentable == nil || !strings.Contains(m.Unrepresentable.Reason, "does not print 71 of the flags") {
+		t.Errorf("many: %+v", m.Unrepresentable)
 	}
 	raw := tree.Find("raw")
 	if raw.Unrepresentable == nil || !strings.Contains(raw.Unrepresentable.Reason, "goes on past an unknown flag") {

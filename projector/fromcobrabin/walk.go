@@ -704,9 +704,13 @@ func (w *walker) cached(ctx context.Context, f *flagLine, inherited bool, learn 
 // only true and false. So a flag is a bool when its parser, through
 // completion, reads both --flag=true and --flag=false, and its help
 // prints no default but pflag's for a bool ("true"); it is a value of its
-// own (string-in, its Set the validator) when either says otherwise.
+// own (string-in, its Set the validator) when either says otherwise (a
+// printed default of one word but "true").
 func (w *walker) noWord(ctx context.Context, path []string, f *flagLine) resolution {
-	if _, def, ok := pflagDefault(f.usage, false); ok && def != "true" {
+	// pflag prints a bool's default only when it is true; one word
+	// other than that is a value's default ("(default auto)"); words are
+	// the usage's own prose ("(default hides intermediate images)").
+	if _, def, ok := pflagDefault(f.usage, false); ok && def != "true" && def != "" && !strings.ContainsAny(def, " \t\n") {
 		return resolution{typ: typeWords}
 	}
 	pr, err := w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")

@@ -241,6 +241,11 @@ func TestWalkNoWordFlags(t *testing.T) {
 			t.Errorf("--%s: %s %s default %v (%v), want a string with no default", name, p.Kind, p.Arity, p.Default, p.Unrepresentable)
 		}
 	}
+	// A bool whose usage ends in prose that reads like a default of
+	// several words stays a bool.
+	if i := slices.IndexFunc(c.Params, func(p *projector.Param) bool { return p.Name == "all" }); i < 0 || c.Params[i].Kind != projector.KindBoolean {
+		t.Errorf("--all (\"(default hides the old ones)\"): not a boolean")
+	}
 	argv, err := projector.RenderArgv(projector.DialectPflag, c, map[string]any{"pager": "auto"})
 	if err != nil || !slices.Contains(argv, "--pager=auto") {
 		t.Errorf("render pager=auto: %q %v", argv, err)
