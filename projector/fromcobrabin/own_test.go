@@ -1,22 +1,16 @@
 package fromcobrabin_test
 
 import (
-	"context"
 	"errors"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/verbsurface/verbsurface/projector"
-	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin/internal/fixture"
-	"github.com/verbsurface/verbsurface/projector/internal/argsgen"
-	"github.com/verbsurface/verbsurface/projector/internal/cobrart"
 	"github.com/verbsurface/verbsurface/projector/internal/goldentree"
 )
 
@@ -34,13 +28,7 @@ func walkOwn(t *testing.T, opts *fromcobrabin.Options) *projector.Tree {
 	if opts.Env == nil {
 		opts.Env = ownEnv()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	tree, err := fromcobrabin.Walk(ctx, []string{fixtureBin}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
+	return walkFixture(t, opts)
 }
 
 // TestGoldenOwnFixture pins every command of the fixture whose help is
@@ -127,42 +115,8 @@ func TestWalkOwnHelp(t *testing.T) {
 // The round trip over the fixture whose help is its own: what its
 // help-derived schemas accept renders to argv its own parser reads back.
 func TestRoundTripOwnFixture(t *testing.T) {
-	truth, err := fromcobra.Walk(fixture.NewOwn(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	commands := 0
-	for _, cmd := range walkOwn(t, nil).Commands {
-		if _, err := projector.Project(cmd); err != nil || !cmd.Runnable {
-			continue
-		}
-		cmd = borrow(cmd, truth.Find(cmd.Path...))
-		s, err := projector.Project(cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := s.Resolve(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		commands++
-		g := &argsgen.Gen{R: rand.New(rand.NewSource(int64(len(cmd.Path)*7919 + 3))), Invalid: 0.1}
-		for range 30 {
-			args := g.Args(cmd)
-			if rs.Validate(args) != nil {
-				continue
-			}
-			argv, err := projector.RenderArgv(projector.DialectPflag, cmd, args)
-			if err != nil {
-				t.Fatalf("%v: %v", cmd.Path, err)
-			}
-			if err := cobrart.Check(fixture.NewOwn, cmd, args, argv); err != nil {
-				t.Errorf("%v: %s\nargv: %s", cmd.Path, argsgen.Short(err.Error()), argsgen.Short(argv))
-			}
-		}
-	}
-	if commands != 3 {
-		t.Errorf("%d commands round-tripped, want 3", commands)
+	if n := roundTrip(t, walkOwn(t, nil), fixture.NewOwn, 30); n != 3 {
+		t.Errorf("%d commands round-tripped, want 3", n)
 	}
 }
 
