@@ -58,7 +58,7 @@ func TestWalkCommands(t *testing.T) {
 	for _, c := range tree.Commands {
 		got = append(got, strings.Join(c.Path, " "))
 	}
-	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "select", "tristate", "twice", "types", "vague", "validate"}
+	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "select", "tristate", "twice", "types", "unknown", "vague", "validate"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("commands %q, want %q", got, want)
 	}
@@ -90,6 +90,7 @@ func TestWalkUnavailable(t *testing.T) {
 		{"nor one that offers cobra's help flag but completes past an unknown flag", "rawhelp", "", "goes on past an unknown flag (--verbsurface-no-such-flag), so it does not parse flags"},
 		{"a Use line out of grammatical order gives no positionals", "prose", "", "positionals cannot be determined"},
 		{"a command whose subcommands cannot be listed", "broken", "", "listing its subcommands failed"},
+		{"a usage line naming an option the command does not have", "unknown", "", "names the option -x, which the command does not have"},
 		{"a word that may be a placeholder past the raw usage's first line", "vague", "format", "past the first line"},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
