@@ -207,13 +207,25 @@ func ownHelp(t *testing.T, command []string, path []string) ([]helpEntry, string
 		case examples:
 			cur = -1
 		case optionLine.MatchString(line):
-			col, desc, _ := strings.Cut(strings.TrimSpace(line), "  ")
+			sep := "  "
+			if strings.Contains(line, "\t") {
+				sep = "\t" // etcdctl's "--name=default<TAB>usage"
+			}
+			col, desc, _ := strings.Cut(strings.TrimSpace(line), sep)
 			e := helpEntry{description: strings.TrimSpace(desc)}
 			for _, piece := range regexp.MustCompile(`, | / `).Split(col, -1) {
 				// A word with a dash is an option string (pygmentize's
 				// "-S STYLE -f formatter" names two), any other a value.
 				for _, w := range strings.Fields(piece) {
 					if strings.HasPrefix(w, "-") {
+						// "--name=default" takes a value; "--name[=default]"
+						// is a flag that may be given bare (etcdctl's layout).
+						if i := strings.Index(w, "[="); i > 0 {
+							w = w[:i]
+						} else if i := strings.Index(w, "="); i > 0 {
+							e.metavars = append(e.metavars, w[i+1:])
+							w = w[:i]
+						}
 						e.opts = append(e.opts, w)
 					} else if len(e.opts) > 0 {
 						e.metavars = append(e.metavars, w)

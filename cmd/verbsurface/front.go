@@ -250,8 +250,26 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			return nil, &ConfigError{File: c.file, Field: "source.cobra", Msg: err.Error()}
 		}
 		argv[0] = prog
+		// Only the commands the verbs name are read (podman has two
+		// hundred).
+		var paths [][]string
+		for _, v := range c.Verbs {
+			paths = append(paths, v.Path)
+		}
+		var more [][]string
+		if w := c.Wait; w != nil {
+			more = append(more, w.Observe, w.SchemaFrom)
+		}
+		if k := c.Kill; k != nil {
+			more = append(more, k.Path, k.Status)
+		}
+		for _, p := range more {
+			if p != nil {
+				paths = append(paths, p)
+			}
+		}
 		load := func(ctx context.Context) (*projector.Tree, error) {
-			opts := &fromcobrabin.Options{Env: env}
+			opts := &fromcobrabin.Options{Env: env, Paths: paths}
 			// The walked tree is kept in the state directory (private, one
 			// per configuration name), so a restart against an unchanged
 			// binary does not run it again (issue 35, item 5).

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
 )
@@ -108,6 +109,13 @@ func cacheKey(argv []string, opts *Options) (string, error) {
 	slices.Sort(env)
 	exclude := slices.Clone(opts.ExcludeFlags)
 	slices.Sort(exclude)
+	// The commands walked (Options.Paths): a front that names another verb
+	// must not read a tree walked for the old list.
+	paths := make([]string, 0, len(opts.Paths))
+	for _, p := range opts.Paths {
+		paths = append(paths, strings.Join(p, "\x00"))
+	}
+	slices.Sort(paths)
 	b, err := json.Marshal(map[string]any{
 		"format":       cacheFormat,
 		"argv":         argv,
@@ -117,6 +125,7 @@ func cacheKey(argv []string, opts *Options) (string, error) {
 		"env":          env,
 		"dir":          opts.Dir,
 		"exclude":      exclude,
+		"paths":        paths,
 		"max_commands": positive(opts.MaxCommands, DefaultMaxCommands),
 	})
 	if err != nil {

@@ -191,3 +191,25 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A front that names other commands (Options.Paths) reads the program
+// again: a tree walked for some verbs lacks the commands of others.
+func TestCachedWalkKeysOnPaths(t *testing.T) {
+	f := newCountedFixture(t)
+	walk := func(paths ...[]string) int {
+		before := f.count()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := fromcobrabin.CachedWalk(ctx, []string{f.wrap}, &fromcobrabin.Options{Paths: paths}, f.cache); err != nil {
+			t.Fatal(err)
+		}
+		return f.count() - before
+	}
+	walk([]string{"job", "list"})
+	if calls := walk([]string{"job", "list"}); calls != 0 {
+		t.Fatalf("the same paths read the program again (%d calls)", calls)
+	}
+	if calls := walk([]string{"job", "list"}, []string{"job", "status"}); calls == 0 {
+		t.Fatal("a cache walked for other paths was trusted")
+	}
+}
