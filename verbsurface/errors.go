@@ -189,6 +189,12 @@ type ErrorObject struct {
 	// (policy_refused): declined, cancelled, expired, invalid or
 	// unavailable (the Answer constants).
 	Confirmation string `json:"confirmation,omitempty"`
+	// Cut names each member shortened to keep the response within its cap
+	// ("message", "schema", "problems", "details.output", …), with its
+	// size in bytes before (for problems, how many there were). A member
+	// named here is an excerpt or, for schema, absent: help_call fetches
+	// the schema; the op, resent alone, shows the rest.
+	Cut map[string]int `json:"cut,omitempty"`
 }
 
 // coded is how consumers match runner errors (contract C3) without
