@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,5 +115,47 @@ func TestFailuresBoundedLikeSuccesses(t *testing.T) {
 	// margin is for the runtime, not for the answer.
 	if peak > fresh+200 {
 		t.Fatalf("peak resident set %.1f MB, %.1f MB fresh; want within 200 MB of it", peak, fresh)
+	}
+}
+
+// TestWrongChoiceOfManyIsSmall reproduces issue 36, item 3's third
+// amplifier: one wrong value for an option with 4,000 choices answered
+// with the verb's whole schema (481 KB). Now the schema is left to
+// help_call past 16 KiB (cut names its size) and the reason quotes 32
+// choices and their count.
+func TestWrongChoiceOfManyIsSmall(t *testing.T) {
+	dir := t.TempDir()
+	choices := make([]string, 4000)
+	for i := range choices {
+		choices[i] = fmt.Sprintf("%q", fmt.Sprintf("colour-number-%04d-with-a-long-name", i))
+	}
+	tree := `{"program": "paint", "dialect": "argparse", "commands": [{"path": ["paint"], "runnable": true, "params": [
+		{"name": "colour", "flags": ["--colour"], "kind": "string", "arity": "one", "required": true, "action": "store", "choices": [` +
+		strings.Join(choices, ",") + `]}]}]}`
+	for name, body := range map[string]string{
+		"tree.json":  tree,
+		"paint.yaml": "name: paint\ncommand: [true]\noutput: text\nsource: {tree_file: tree.json}\nverbs:\n  - {name: paint, path: [paint], class: observe}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := serve(t, filepath.Join(dir, "paint.yaml"))
+	r := c.call(`{"ops": [{"op": "paint", "args": {"colour": "mauve"}}]}`)
+	b, _ := json.Marshal(r)
+	res := r["results"].([]any)[0].(map[string]any)
+	e, _ := res["error"].(map[string]any)
+	if code(res) != "invalid_args" {
+		t.Fatalf("result %.400s; want invalid_args", b)
+	}
+	cut, _ := e["cut"].(map[string]any)
+	if _, has := e["schema"]; has || cut["schema"] == nil || e["help_call"] == nil {
+		t.Fatalf("error %.400s; want no schema, cut naming its size, help_call", b)
+	}
+	if len(b) > 8<<10 {
+		t.Fatalf("the answer is %d bytes; want a few kilobytes", len(b))
+	}
+	if msg := e["message"].(string); !strings.Contains(msg, "(4000 in all") {
+		t.Fatalf("message %q; want 32 choices and the count", msg)
 	}
 }
