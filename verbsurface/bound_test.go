@@ -13,7 +13,8 @@ import (
 )
 
 // bigRunner answers job.watch of id "big" with a result that alone
-// nearly fills a 64 KiB response and of id
+// nearly fills a 64 KiB response, of id "inf" with a number beyond a
+// double, and of id
 // "fail" with a nonzero_exit quoting 1 MiB of output and of stderr; every
 // other command runs for real.
 func bigRunner(inner Runner) Runner {
@@ -22,6 +23,8 @@ func bigRunner(inner Runner) Runner {
 			switch argv[len(argv)-1] {
 			case "big":
 				return json.Marshal(map[string]string{"pad": strings.Repeat("a", 64<<10-180)})
+			case "inf":
+				return json.RawMessage(`{"n":1e400}`), nil
 			case "fail":
 				out, _ := json.Marshal(strings.Repeat("\x00", 1<<20))
 				return nil, &dispatch.Error{Kind: dispatch.KindNonzeroExit, Program: "/bin/watch", ExitCode: 1,
@@ -121,5 +124,19 @@ func TestBoundHelpers(t *testing.T) {
 	}
 	if got := boundProblems(make([]Problem, 3), 3); len(got) != 3 || got[2].Rule != "" {
 		t.Errorf("a list at its bound changed: %+v", got)
+	}
+}
+
+// TestResultEveryClientCanRead: a runner's result that the go-sdk client
+// cannot decode (a number beyond a double) is that op's invalid_result;
+// the op beside it answers.
+func TestResultEveryClientCanRead(t *testing.T) {
+	fx := newFixture(t, func(c *fixtureConfig) { c.wrap = bigRunner })
+	resp := fx.surface.Handle(context.Background(), json.RawMessage(`{"ops":[{"op":"job.watch","args":{"id":"inf"}},{"op":"job.watch","args":{"id":"aaaa"}}]}`), nil)
+	if e := resp.Results[0].Error; e == nil || e.Code != CodeInvalidResult || !strings.Contains(e.Message, "beyond the range of a double") {
+		t.Fatalf("first op: %+v; want invalid_result saying why", e)
+	}
+	if !resp.Results[1].OK {
+		t.Fatalf("second op: %+v; want its result", resp.Results[1].Error)
 	}
 }

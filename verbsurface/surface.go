@@ -239,6 +239,7 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 		budget := s.newResponseBudget()
 		for i, op := range env.ops {
 			r := s.runOp(ctx, rs, i, op, progress)
+			portable(r)
 			budget.add(r)
 			resp.Results = append(resp.Results, r)
 		}

@@ -159,3 +159,44 @@ func TestWrongChoiceOfManyIsSmall(t *testing.T) {
 		t.Fatalf("message %q; want 32 choices and the count", msg)
 	}
 }
+
+// TestOutputEveryClientCanRead reproduces issue 36, item 11, through a
+// real go-sdk client: a json verb whose program prints a number beyond a
+// double (1e400), an array nested 1,000 deep, or a lone surrogate escape
+// made the whole tools/call fail on the client, and the other op's result
+// with it. Now each is that op's invalid_result, saying why, and the op
+// beside it answers.
+func TestOutputEveryClientCanRead(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"big.json":  `{"n": 1e400}`,
+		"deep.json": strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
+		"lone.json": `{"s": "\ud800"}`,
+		"ok.json":   `{"id": "run-1"}`,
+		"out.sh":    "cat \"$1.json\"\n",
+		"out.yaml": "name: out\ncommand: [sh, out.sh]\noutput: json\ncwd: .\nsource: {tree_file: tree.json}\nverbs:\n" +
+			"  - {name: big, path: [big], class: observe}\n  - {name: deep, path: [deep], class: observe}\n" +
+			"  - {name: lone, path: [lone], class: observe}\n  - {name: ok, path: [ok], class: observe}\n",
+		"tree.json": `{"program": "out", "dialect": "argparse", "commands": [{"path": ["big"], "runnable": true, "params": []},
+			{"path": ["deep"], "runnable": true, "params": []}, {"path": ["lone"], "runnable": true, "params": []},
+			{"path": ["ok"], "runnable": true, "params": []}]}`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := serve(t, filepath.Join(dir, "out.yaml"))
+	for _, op := range []string{"big", "deep", "lone"} {
+		r := c.call(`{"ops": [{"op": "` + op + `"}, {"op": "ok"}]}`)
+		results := r["results"].([]any)
+		first, second := results[0].(map[string]any), results[1].(map[string]any)
+		msg, _ := first["error"].(map[string]any)["message"].(string)
+		if code(first) != "invalid_result" || !strings.Contains(msg, "not every client can decode") {
+			t.Errorf("%s: %v; want invalid_result saying no client could decode it", op, first)
+		}
+		if res, _ := second["result"].(map[string]any); second["ok"] != true || res["output"].(map[string]any)["id"] != "run-1" {
+			t.Errorf("%s: the op beside it answered %v; want its result", op, second)
+		}
+	}
+}
