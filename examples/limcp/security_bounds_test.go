@@ -71,3 +71,37 @@ func TestFlowRefusedAsItPassesRunBytes(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestTeamBoardsAreBounded: team.post is a control verb no spawn limit
+// counts, and 25 requests of 16 posts of 120,000 bytes grew state.db by
+// 48 MB in 36 s; limits.home_bytes measures runs/ only. Now the messages
+// of every board together are bounded (limits.board_bytes, 16 MiB by
+// default; here 1 MiB): the posts that fit are kept, each past the bound
+// is limit_reached naming board_bytes, and nothing is written for it.
+func TestTeamBoardsAreBounded(t *testing.T) {
+	e := newEnv(t)
+	e.writeFile("config.yaml", "limits: {board_bytes: 1MiB}\n")
+	c := e.dialStdio(nil, nil)
+	c.must(nil, "team.create", map[string]any{"name": "ops"}, "")
+	body := strings.Repeat("m", 120000)
+	posted := 0
+	for i := range 16 {
+		o := c.op("team.post", map[string]any{"team": "ops", "message": body, "author": "a"}, "")
+		if o.OK {
+			posted++
+			continue
+		}
+		if o.Error == nil || o.Error.Details["code"] != "limit_reached" || !strings.Contains(o.Error.Message, "board_bytes") {
+			t.Fatalf("post %d: %.400s; want limit_reached naming board_bytes", i, o.raw)
+		}
+	}
+	// 64 bytes a message besides its words: eight fit in 1 MiB, not nine.
+	if posted != 8 {
+		t.Fatalf("%d posts kept; want the 8 that fit in 1 MiB", posted)
+	}
+	var read struct{ Messages []json.RawMessage }
+	c.must(&read, "team.read", map[string]any{"team": "ops", "limit": 1000}, "")
+	if len(read.Messages) != 8 {
+		t.Fatalf("the board holds %d messages; want 8", len(read.Messages))
+	}
+}
