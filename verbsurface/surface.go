@@ -233,6 +233,7 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 	}
 	rs := &requestState{}
 	resp := &Response{}
+	ctx = withRequestWait(ctx) // the total wait of the request's job.wait ops (WaitHandlerOptions.MaxRequestWait)
 	var succeeded, failed int
 	if env.hasOps {
 		resp.Results = make([]*OpResult, 0, len(env.ops))
