@@ -28,8 +28,9 @@ const (
 	CodeBatchTooLarge = "batch_too_large"
 
 	// CodeResponseTooLarge (response_too_large): the op ran, but its result
-	// would take the response past Options.MaxResponseBytes (limit, in bytes);
-	// the results before it stay. Ask for less, or in a request of its own.
+	// (or its error, even cut to excerpts: details.code is its code) would
+	// take the response past Options.MaxResponseBytes (limit, in bytes). Ask
+	// for less, or in a request of its own.
 	CodeResponseTooLarge = "response_too_large"
 
 	// CodeRateLimited (rate_limited): a spawn op, or an op of a verb marked

@@ -94,11 +94,13 @@ type Options struct {
 	NoRootsHint string
 
 	// MaxResponseBytes caps the encoded size of one response
-	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap). An
-	// op whose result would take the response past it gets
-	// response_too_large instead of its result; the results before it
-	// stay. Each refusal adds its own small error object (a few hundred
-	// bytes at most), the one excess the cap allows.
+	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap),
+	// failures included. A failure past it is cut to excerpts
+	// (ErrorObject.Cut), then, like a success past it, replaced by
+	// response_too_large; a spawn's result is kept first, the others in op
+	// order (see "Limits" in the package documentation). Each refusal adds
+	// its own small error object (a few hundred bytes at most), the one
+	// excess the cap allows.
 	MaxResponseBytes int
 	// MaxInFlight caps how many commands run at once through the surface,
 	// across every request, session and JSON-RPC batch
