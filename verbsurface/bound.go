@@ -47,10 +47,20 @@ func boundProblems(problems []Problem, max int) []Problem {
 	if len(problems) <= max {
 		return problems
 	}
-	more := len(problems) - (max - 1)
-	out := append(problems[:max-1:max-1], Problem{Rule: RuleMoreProblems,
+	more := problemCount(problems) - (max - 1)
+	out := append(problems[:max-1:max-1], Problem{Rule: RuleMoreProblems, more: more,
 		Reason: fmt.Sprintf("and %d more problems, not listed: fix these and resend to see the rest", more)})
 	return out
+}
+
+// problemCount is how many problems a list stands for, those a last
+// more_problems counts included.
+func problemCount(problems []Problem) int {
+	n := len(problems)
+	if n > 0 && problems[n-1].Rule == RuleMoreProblems {
+		n += problems[n-1].more - 1
+	}
+	return n
 }
 
 // boundSchema leaves eo's schema out when it passes maxErrorSchemaBytes,
@@ -99,11 +109,7 @@ func compactError(eo *ErrorObject) *ErrorObject {
 		c.Schema = nil
 	}
 	if len(c.Problems) > compactProblems {
-		total := len(c.Problems)
-		if last := c.Problems[total-1]; last.Rule == RuleMoreProblems {
-			total = c.Cut["problems"]
-		}
-		c.cut("problems", max(total, len(c.Problems)))
+		c.cut("problems", problemCount(c.Problems))
 		c.Problems = boundProblems(c.Problems, compactProblems)
 	}
 	if len(c.Problems) > 0 {

@@ -140,3 +140,13 @@ func TestResultEveryClientCanRead(t *testing.T) {
 		t.Fatalf("second op: %+v; want its result", resp.Results[1].Error)
 	}
 }
+
+// TestCompactedProblemsCountThemAll: a list already cut at 64, compacted
+// to 8, still counts every problem, in cut and in its last reason.
+func TestCompactedProblemsCountThemAll(t *testing.T) {
+	eo := &ErrorObject{Code: CodeInvalidArgs, Problems: boundProblems(make([]Problem, 1000), maxListedProblems)}
+	c := compactError(eo)
+	if c.Cut["problems"] != 1000 || len(c.Problems) != compactProblems || !strings.Contains(c.Problems[compactProblems-1].Reason, "and 993 more") {
+		t.Fatalf("cut %v, %d problems, last %+v; want 1000 counted, 8 listed, the last counting 993", c.Cut, len(c.Problems), c.Problems[len(c.Problems)-1])
+	}
+}

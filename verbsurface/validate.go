@@ -22,6 +22,8 @@ type Problem struct {
 	Params []string `json:"params,omitempty"`
 	Rule   string   `json:"rule"`
 	Reason string   `json:"reason"`
+
+	more int // for RuleMoreProblems: how many problems it stands for
 }
 
 // Problem rules, in the order a parameter's checks run.

@@ -39,6 +39,21 @@ func writeArgparse(t *testing.T, body string) string {
 	return filepath.Join(dir, "many.yaml")
 }
 
+// startCheck starts `verbsurface check -c config`; done receives its end.
+func startCheck(t *testing.T, config string) (*exec.Cmd, *strings.Builder, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(vsBin, "check", "-c", config)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, out, done
+}
+
 // TestCheckBoundsManyChoices reproduces issue 36, item 17: an argparse
 // option with 300,000 choices kept check busy for over 12 minutes (each
 // choice was checked against every other). Now such a parameter makes its
@@ -59,13 +74,7 @@ func TestCheckBoundsManyChoices(t *testing.T) {
 func TestCheckStopsOnSIGTERM(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "walker.pid")
 	config := writeArgparse(t, "    open("+strconv.Quote(marker)+", 'w').write(str(os.getpid()))\n    time.sleep(600)\n")
-	cmd := exec.Command(vsBin, "check", "-c", config)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
+	cmd, out, done := startCheck(t, config)
 	var walker int
 	for deadline := time.Now().Add(30 * time.Second); walker == 0; time.Sleep(20 * time.Millisecond) {
 		if b, err := os.ReadFile(marker); err == nil && len(b) > 0 {
@@ -78,8 +87,6 @@ func TestCheckStopsOnSIGTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(out.String(), "stopped") {
@@ -102,15 +109,7 @@ func TestCheckStopsOnSIGTERM(t *testing.T) {
 func TestCheckStopsOnSIGTERMAfterTheWalk(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "walker.pid")
 	config := writeArgparse(t, "    open("+strconv.Quote(marker)+", 'w').write(str(os.getpid()))\n")
-	cmd := exec.Command(vsBin, "check", "-c", config)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, out, done := startCheck(t, config)
 	var walker int
 	for deadline := time.Now().Add(60 * time.Second); walker == 0 || syscall.Kill(walker, 0) == nil; time.Sleep(20 * time.Millisecond) {
 		if b, err := os.ReadFile(marker); err == nil && len(b) > 0 && walker == 0 {
