@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/verbsurface/verbsurface/internal/portablejson"
 )
 
 // Output says how a command answers on stdout, and so how [Runner.Execute]
@@ -92,6 +94,9 @@ func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
 		if err := appendValue(&b, clean); err != nil {
 			return nil, replaced, invalidOutput(o, fmt.Sprintf("stdout is not one JSON value: %s", err), clean)
 		}
+		if err := portablejson.Check(b.Bytes()); err != nil {
+			return nil, replaced, invalidOutput(o, "stdout is JSON that not every client can decode: "+err.Error(), clean)
+		}
 		return b.Bytes(), replaced, nil
 	case OutputJSONL:
 		var b bytes.Buffer
@@ -105,8 +110,12 @@ func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
 			if n > 0 {
 				b.WriteByte(',')
 			}
+			at := b.Len()
 			if err := appendValue(&b, line); err != nil {
 				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of stdout is not one JSON value: %s", i+1, err), line)
+			}
+			if err := portablejson.Check(b.Bytes()[at:]); err != nil {
+				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of stdout is JSON that not every client can decode: %s", i+1, err), line)
 			}
 			n++
 		}

@@ -118,6 +118,12 @@ const (
 // bounded, and no CLI distinguishes verbosity levels beyond a handful.
 const MaxCount = 9
 
+// MaxChoices is the most choices a parameter may have and still be
+// offered: past it the verb is unavailable, naming the parameter. A
+// schema listing them all would be a megabyte for one option, and no
+// caller reads it.
+const MaxChoices = 10000
+
 // Param is one parameter of a command.
 type Param struct {
 	Name     string   `json:"name"`              // schema property name, unique within the command

@@ -98,6 +98,10 @@ func commandRules(cmd *Command) ([]*rule, error) {
 		if p.Unrepresentable != nil {
 			return nil, unavailable(cmd, p, p.Unrepresentable)
 		}
+		if len(p.Choices) > MaxChoices {
+			return nil, unavailable(cmd, p, &Unrepresentable{Reason: fmt.Sprintf(
+				"%d choices, more than the %d a schema lists: exclude it, or declare the value's pattern instead", len(p.Choices), MaxChoices)})
+		}
 	}
 	rules := make([]*rule, 0, len(cmd.Params))
 	byName := make(map[string]bool, len(cmd.Params))

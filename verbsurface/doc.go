@@ -283,10 +283,18 @@
 // value turns it off, and each refusal says what to do next:
 //
 // [Options.MaxResponseBytes] ([DefaultMaxResponseBytes], 4 MiB) bounds
-// the encoded size of one response. An op whose result would take the
-// response past it ran, but its result is replaced by response_too_large;
-// the results before it stay. (The MCP binding sends the response object
-// twice, as structured and as text content.)
+// the encoded size of one response, failures counted like successes. A
+// failure that does not fit what the response has left keeps its code
+// with every quote cut to an excerpt ([ErrorObject].Cut names each); a
+// success, or a failure still too large, is replaced by
+// response_too_large (the op ran). A spawn's result claims its room
+// first, so the id of a run it started is not lost to an earlier op's
+// output; the rest are kept in op order. Whatever the cap, an
+// invalid_args lists at most 64 problems ([RuleMoreProblems] counts the
+// rest) and repeats a schema of at most 16 KiB, and a result no client
+// could decode (see package internal/portablejson) is invalid_result.
+// (The MCP binding sends the response object twice, as structured and as
+// text content.)
 //
 // [Options.MaxInFlight] ([DefaultMaxInFlight], 2 × CPUs) bounds the
 // commands running at once through the surface, whatever requests,

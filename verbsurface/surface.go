@@ -101,11 +101,13 @@ type Options struct {
 	NoRootsHint string
 
 	// MaxResponseBytes caps the encoded size of one response
-	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap). An
-	// op whose result would take the response past it gets
-	// response_too_large instead of its result; the results before it
-	// stay. Each refusal adds its own small error object (a few hundred
-	// bytes at most), the one excess the cap allows.
+	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap),
+	// failures included. A failure past it is cut to excerpts
+	// (ErrorObject.Cut), then, like a success past it, replaced by
+	// response_too_large; a spawn's result is kept first, the others in op
+	// order (see "Limits" in the package documentation). Each refusal adds
+	// its own small error object (a few hundred bytes at most), the one
+	// excess the cap allows.
 	MaxResponseBytes int
 	// HelpBudget caps the text of one help answer, in bytes
 	// ([DefaultHelpBudget], 8 KiB, when zero; negative: no budget, the
@@ -259,19 +261,24 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 	}
 	rs := &requestState{}
 	resp := &Response{}
+	ctx = withRequestWait(ctx) // the total wait of the request's job.wait ops (WaitHandlerOptions.MaxRequestWait)
 	var succeeded, failed int
 	if env.hasOps {
 		resp.Results = make([]*OpResult, 0, len(env.ops))
-		used := responseOverhead
+		budget := s.newResponseBudget()
 		for i, op := range env.ops {
 			r := s.runOp(ctx, rs, i, op, progress)
-			used = s.capResult(r, used)
+			portable(r)
+			budget.add(r)
+			resp.Results = append(resp.Results, r)
+		}
+		budget.finish(resp.Results)
+		for _, r := range resp.Results {
 			if r.OK {
 				succeeded++
 			} else {
 				failed++
 			}
-			resp.Results = append(resp.Results, r)
 		}
 	}
 	if env.help != nil {
@@ -305,34 +312,13 @@ func statusOf(succeeded, failed int) string {
 // {"status":"partial","results":[…]} and the commas between them.
 const responseOverhead = 64
 
-// capResult accounts for r in a response that has used bytes so far and
-// returns the new total. A successful result that would take the response
-// past Options.MaxResponseBytes is replaced by response_too_large, its
-// info dropped with it (the error is what the caller must see).
-//
-// A successful result is measured without encoding it: execute leaves its
-// data exactly as the response will carry it (compact, HTML-escaped, see
-// encodedData), so its size is its length plus the few fields around it.
-// Marshalling each result for the count and again for the response cost as
-// much as the rest of an op's handling (18.7 us against 9.1 us for a
-// job.status result). A failure, rare and small, is measured by encoding it.
-func (s *Surface) capResult(r *OpResult, used int) int {
-	if s.opts.MaxResponseBytes < 0 {
-		return used
-	}
-	size, err := encodedSize(r)
-	if err != nil {
-		return used // Response.JSON reports an unencodable result as it is
-	}
-	if r.OK && used+size+1 > s.opts.MaxResponseBytes {
-		r.OK, r.Error = false, responseTooLarge(r.Op, size, used, s.opts.MaxResponseBytes)
-		r.Result, r.Info = nil, nil
-		if size, err = encodedSize(r); err != nil {
-			return used
-		}
-	}
-	return used + size + 1
-}
+// A successful result is measured without encoding it (encodedSize):
+// execute leaves its data exactly as the response will carry it (compact,
+// HTML-escaped, see encodedData), so its size is its length plus the few
+// fields around it. Marshalling each result for the count and again for
+// the response cost as much as the rest of an op's handling (18.7 us
+// against 9.1 us for a job.status result). A failure is measured by
+// encoding it; bound.go holds the rules of the cap.
 
 // encodedSize is len(json.Marshal(r)), worked out without encoding the
 // result of a successful op. It is called only on what runOp returned, and
@@ -446,7 +432,8 @@ func helpCall(v *Verb, p *projection) any {
 // so the caller can repair the op without another discovery round trip.
 func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []Problem) *ErrorObject {
 	fp := p.fingerprintOrEmpty()
-	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema(), SchemaFingerprint: fp, HelpCall: helpCall(v, p)}
+	eo := &ErrorObject{Code: code, Problems: boundProblems(problems, maxListedProblems), Schema: p.schema(), SchemaFingerprint: fp, HelpCall: helpCall(v, p)}
+	boundSchema(eo)
 	switch code {
 	case CodeInvalidArgs:
 		eo.Message = fmt.Sprintf("%d problem%s with the args of %s: %s", len(problems), plural(len(problems), "s", ""), v.Name, problems[0].Reason)

@@ -22,6 +22,8 @@ type Problem struct {
 	Params []string `json:"params,omitempty"`
 	Rule   string   `json:"rule"`
 	Reason string   `json:"reason"`
+
+	more int // for RuleMoreProblems: how many problems it stands for
 }
 
 // Problem rules, in the order a parameter's checks run.
@@ -486,9 +488,17 @@ func truncateUTF8(s string, n int) string {
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func jsonList(list []any) string {
+	if len(list) > maxQuotedChoices {
+		b, _ := json.Marshal(list[:maxQuotedChoices])
+		return fmt.Sprintf("%s… (%d in all: the schema lists them)", b[:len(b)-1], len(list))
+	}
 	b, _ := json.Marshal(list)
 	return string(b)
 }
+
+// maxQuotedChoices is how many choices a reason quotes: an option with
+// thousands of them must not make every wrong value a long answer.
+const maxQuotedChoices = 32
 
 // normalizeArgs returns a copy of validated args with numbers turned into
 // the Go values rendering expects: an integer parameter becomes int64 when

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -163,37 +164,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "check the configuration and every verb; non-zero on any error, zero with warnings only",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := load()
-			if err != nil {
-				return err
-			}
-			errs, warns := f.lint(c.Context())
-			for _, e := range errs {
-				fmt.Fprintln(stdout, e)
-			}
-			problems := f.check(c.Context())
-			for _, p := range problems {
-				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, f.teach(c.Context(), p))
-			}
-			for _, w := range warns {
-				fmt.Fprintln(stdout, w)
-			}
-			if len(errs) > 0 || len(problems) > 0 {
-				return exitError(1)
-			}
-			n := len(f.cfg.Verbs)
-			if f.cfg.Wait != nil {
-				n++
-			}
-			if f.cfg.Kill != nil {
-				n++
-			}
-			if len(warns) > 0 {
-				fmt.Fprintf(stdout, "%s: ok: %d verbs offered, %d warning%s\n", file, n, len(warns), plural(len(warns)))
-				return nil
-			}
-			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
-			return nil
+			return untilSignal(c.Context(), stderr, func() error { return runCheck(c.Context(), func() (*front, error) { return load() }, file, stdout) })
 		},
 	}
 
@@ -284,3 +255,68 @@ func plural(n int) string {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// runCheck is check's work: the configuration's lint, then every verb
+// projected; non-zero on any error.
+func runCheck(ctx context.Context, load func() (*front, error), file string, stdout io.Writer) error {
+	f, err := load()
+	if err != nil {
+		return err
+	}
+	errs, warns := f.lint(ctx)
+	for _, e := range errs {
+		fmt.Fprintln(stdout, e)
+	}
+	problems := f.check(ctx)
+	for _, p := range problems {
+		fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, f.teach(ctx, p))
+	}
+	for _, w := range warns {
+		fmt.Fprintln(stdout, w)
+	}
+	if len(errs) > 0 || len(problems) > 0 {
+		return exitError(1)
+	}
+	n := len(f.cfg.Verbs)
+	if f.cfg.Wait != nil {
+		n++
+	}
+	if f.cfg.Kill != nil {
+		n++
+	}
+	if len(warns) > 0 {
+		fmt.Fprintf(stdout, "%s: ok: %d verbs offered, %d warning%s\n", file, n, len(warns), plural(len(warns)))
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
+	return nil
+}
+
+// untilSignal runs work and returns its error, unless ctx ends first (a
+// SIGTERM or SIGINT: main's context): then it gives work a moment to see
+// it (a walker's process group is killed by its context) and returns an
+// error saying what stopped it. Work that does not look at ctx is left
+// to die with the process: an operator's check must stop when asked.
+func untilSignal(ctx context.Context, stderr io.Writer, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done:
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	case <-time.After(signalGrace):
+	}
+	fmt.Fprintf(stderr, "verbsurface: stopped: %v\n", context.Cause(ctx))
+	return exitError(1)
+}
+
+// signalGrace is how long untilSignal waits for work to wind down: a
+// walker's process group is killed at once, its pipes closed within a
+// second (pywalk's WaitDelay).
+const signalGrace = 2 * time.Second
