@@ -152,6 +152,18 @@
 //     as no value, even glued by "=": the adapter's schema excludes such
 //     values (see fromclick).
 //
+// Dialect declared (a program's commands declared by hand, [Declare]):
+//
+//   - an option with one value renders as --opt=value, or, when the
+//     command's [Rendering] says values separate, as two words --opt
+//     value; a repeated option once per value; a count flag as the flag
+//     repeated;
+//   - the positionals follow "--", or, when the rendering says
+//     no_separator, follow the options directly;
+//   - wherever a value is a word of its own without a "--" before it,
+//     Declare has made its schema refuse a leading "-" (a pattern, choices
+//     checked, a minimum of 0) or refused the declaration.
+//
 // RenderArgv re-checks every value against the very constraints [Project]
 // emitted, and refuses with an [*ArgError] rather than render anything
 // doubtful, so a bug in a validator upstream cannot put a caller value where
