@@ -230,7 +230,7 @@ func TestDeclaredRenderingGetopt(t *testing.T) {
 }
 
 // shellWords reads getopt's output: words separated by spaces, each bare
-// or in single quotes, a quote spelt '\''.
+// or in single quotes, a quote spelt '\”.
 func shellWords(t *testing.T, s string) []string {
 	t.Helper()
 	s = strings.TrimSuffix(s, "\n")
