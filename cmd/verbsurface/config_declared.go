@@ -65,6 +65,9 @@ type DeclaredParam struct {
 	// Pattern is an RE2 pattern every value must match.
 	Pattern string `yaml:"pattern"`
 	Help    string `yaml:"help"`
+	// Unlisted says the program's help does not show the option (its
+	// manual does): check does not look for it there.
+	Unlisted bool `yaml:"unlisted"`
 }
 
 // declaredRendering is the source's rendering as projector states it.

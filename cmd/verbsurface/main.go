@@ -155,6 +155,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			errs, warns := f.lint(c.Context())
+			warns = append(warns, f.lintDeclared(c.Context())...)
 			for _, e := range errs {
 				fmt.Fprintln(stdout, e)
 			}
