@@ -68,7 +68,7 @@ func TestCorpus(t *testing.T) {
 	if d := corpusGOBIN(); d != "" {
 		t.Setenv("PATH", d+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
-	for _, p := range corpusPrograms {
+	for _, p := range slices.Concat(corpusPrograms, declaredCorpus) {
 		t.Run(p.name, func(t *testing.T) {
 			needCorpusProgram(t, p)
 			dir := t.TempDir()
@@ -107,7 +107,12 @@ func TestCorpus(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("the spot-checked verb %s is not in %s", p.spot, config)
 			}
-			agreesWithOwnHelp(t, cfg, i, schemas[p.spot], p.folded)
+			if cfg.Source.Declared == nil {
+				agreesWithOwnHelp(t, cfg, i, schemas[p.spot], p.folded)
+			}
+			// A declared program's schema is the operator's word, a part
+			// of what its help lists by design: check, which passed
+			// above with no warning, found every declared option there.
 
 			p.ops(t, c, dir)
 		})
@@ -125,7 +130,7 @@ func TestCorpusCoversEveryFront(t *testing.T) {
 	for _, f := range files {
 		fronts = append(fronts, strings.TrimSuffix(filepath.Base(f), ".yaml"))
 	}
-	for _, p := range corpusPrograms {
+	for _, p := range slices.Concat(corpusPrograms, declaredCorpus) {
 		rows = append(rows, p.name)
 	}
 	slices.Sort(rows)
