@@ -126,16 +126,24 @@ func (c *Config) checkDeclared() error {
 		// Declared one at a time first, so a refusal names its command's
 		// line; then together, for what lies between them.
 		if _, err := projector.Declare(c.Name, r, cmd); err != nil {
-			return bad(l, field, "%s", strings.TrimPrefix(err.Error(), "projector: "))
+			return bad(l, field, "%s", declareMessage(err))
 		}
 		cmds = append(cmds, cmd)
 	}
 	t, err := projector.Declare(c.Name, r, cmds...)
 	if err != nil {
-		return bad(line("commands"), ".commands", "%s", strings.TrimPrefix(err.Error(), "projector: "))
+		return bad(line("commands"), ".commands", "%s", declareMessage(err))
 	}
 	c.declared = t
 	return nil
+}
+
+// declareMessage is projector.Declare's refusal as the configuration's
+// words: the declaration is the model, so "invalid parser model" says
+// nothing more.
+func declareMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "projector: ")
+	return strings.Replace(msg, "invalid parser model: ", "", 1)
 }
 
 // command is the declared command as the projector models it, before
@@ -185,35 +193,38 @@ func (dc *DeclaredCommand) command() (*projector.Command, error) {
 }
 
 // nodeLine is the line of the node reached from doc's root by keys (a
-// string for a mapping's key, an int for a sequence's item); 0 when there
+// string for a mapping's key, an int for a sequence's item): the line of
+// the last key when it is a mapping's, of the item otherwise; 0 when there
 // is none.
 func nodeLine(doc *yaml.Node, keys ...any) int {
 	if doc == nil || len(doc.Content) != 1 {
 		return 0
 	}
 	n := doc.Content[0]
+	line := n.Line
 	for _, k := range keys {
 		switch k := k.(type) {
 		case string:
 			if n.Kind != yaml.MappingNode {
 				return 0
 			}
-			var next *yaml.Node
+			var key, next *yaml.Node
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if n.Content[i].Value == k {
-					next = n.Content[i+1]
+					key, next = n.Content[i], n.Content[i+1]
 				}
 			}
 			if next == nil {
 				return 0
 			}
-			n = next
+			line, n = key.Line, next
 		case int:
 			if n.Kind != yaml.SequenceNode || k >= len(n.Content) {
 				return 0
 			}
 			n = n.Content[k]
+			line = n.Line
 		}
 	}
-	return n.Line
+	return line
 }
