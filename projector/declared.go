@@ -57,7 +57,7 @@ const NoDashPattern = `^(?:[^-\x00][^\x00]*)?$`
 //  2. A parameter's Kind defaults to string; its Arity to none for a
 //     boolean option, one otherwise. Options take arities none, one,
 //     repeated and count; positionals one, optional, zero_or_more and
-//     one_or_more. A positional of arity one is required.
+//     one_or_more. A positional of arity one or one_or_more is required.
 //  3. A boolean flag sets true (FlagValue) and defaults to false; a count
 //     flag is an integer of at most [MaxCount] unless Maximum says less.
 //  4. Option strings start with "-", hold no "=" or space, and are unique
@@ -210,8 +210,8 @@ func declareParam(c *Command, p *Param, r Rendering, options map[string]string) 
 		default:
 			return bad("a positional takes arity one, optional, zero_or_more or one_or_more, not %q", p.Arity)
 		}
-		if p.Arity == ArityOne {
-			p.Required = true
+		if p.Arity == ArityOne || p.Arity == ArityOneOrMore {
+			p.Required = true // the parser reads no command line without it
 		}
 		word = r.NoSeparator
 	} else {

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,5 +176,75 @@ verbs:
 	}
 	if strings.Contains(stdout, "(level)") || strings.Contains(stdout, "(quiet)") {
 		t.Errorf("check warned about a listed or unlisted: option:\n%s", stdout)
+	}
+}
+
+// TestDeclaredVerbThroughTheSurface: a declared verb gets the gates a read
+// one does — closed validation, a fingerprint when the verb asks for one,
+// one that changes with the declaration — and runs the argv its rendering
+// says, here shown by /bin/echo, a real program that prints its argv.
+func TestDeclaredVerbThroughTheSurface(t *testing.T) {
+	dir := t.TempDir()
+	write := func(choices string) *front {
+		body := `name: echo
+command: [/bin/echo]
+output: text
+source:
+  declared:
+    values: separate
+    separator: false
+    help: []
+    commands:
+      - path: []
+        options:
+          - {name: mode, flags: [--mode], choices: ` + choices + `}
+        positionals:
+          - {name: words, arity: one_or_more}
+verbs:
+  - {name: say, path: [], class: control, fingerprint: true}
+`
+		p := filepath.Join(dir, "front.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadConfig(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := newFront(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	handle := func(f *front, req string) map[string]any {
+		var out map[string]any
+		if err := json.Unmarshal(f.surface.Handle(context.Background(), json.RawMessage(req), nil).JSON(), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	result := func(resp map[string]any) map[string]any {
+		return resp["results"].([]any)[0].(map[string]any)
+	}
+	f := write("[a, b]")
+	help := handle(f, `{"help":"say"}`)["help"].(map[string]any)
+	fp := help["schema_fingerprint"].(string)
+
+	if r := result(handle(f, `{"ops":[{"op":"say","args":{"words":["hi"]}}]}`)); r["error"].(map[string]any)["code"] != "missing_fingerprint" {
+		t.Errorf("no fingerprint: %v", r)
+	}
+	r := result(handle(f, `{"ops":[{"op":"say","args":{"mode":"b","words":["hi","there"]},"fingerprint":"`+fp+`"}]}`))
+	if out := r["result"].(map[string]any)["output"]; out != "--mode b hi there\n" {
+		t.Errorf("echo printed %q, want the rendered argv", out)
+	}
+	for _, args := range []string{`{"words":["-n"]}`, `{"words":["hi"],"mode":"c"}`, `{"words":["hi"],"extra":1}`, `{}`} {
+		r := result(handle(f, `{"ops":[{"op":"say","args":`+args+`,"fingerprint":"`+fp+`"}]}`))
+		if e, _ := r["error"].(map[string]any); e["code"] != "invalid_args" {
+			t.Errorf("%s: %v", args, r)
+		}
+	}
+	if fp2 := handle(write("[a, b, c]"), `{"help":"say"}`)["help"].(map[string]any)["schema_fingerprint"]; fp2 == fp {
+		t.Errorf("a changed declaration kept fingerprint %s", fp)
 	}
 }
