@@ -232,6 +232,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
+	root.AddCommand(newInitCmd(stdout, stderr))
 	setVersion(root, stdout)
 	return root
 }
