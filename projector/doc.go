@@ -6,8 +6,11 @@
 // [Group]s: [github.com/verbsurface/verbsurface/projector/fromcobra] walks an
 // in-process cobra tree, [github.com/verbsurface/verbsurface/projector/fromargparse]
 // a Python argparse parser, [github.com/verbsurface/verbsurface/projector/fromclick]
-// a Python click command tree (and so a Typer app). Everything else in this package is a pure
-// function of that model:
+// a Python click command tree (and so a Typer app). A program no adapter
+// can read (a hand-written parser) is declared instead: [Declare] checks
+// commands written by hand and returns their tree, of [DialectDeclared],
+// whose [Rendering] says how its argv is spelled. Everything else in this
+// package is a pure function of that model:
 //
 //   - [Project] gives one command's argument schema, and [Representable]
 //     whether it would, without building it,

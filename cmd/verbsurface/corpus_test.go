@@ -65,10 +65,7 @@ type corpusProgram struct {
 }
 
 func TestCorpus(t *testing.T) {
-	if d := corpusGOBIN(); d != "" {
-		t.Setenv("PATH", d+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	for _, p := range slices.Concat(corpusPrograms, declaredCorpus) {
+	for _, p := range allCorpus(t) {
 		t.Run(p.name, func(t *testing.T) {
 			needCorpusProgram(t, p)
 			dir := t.TempDir()
@@ -117,6 +114,15 @@ func TestCorpus(t *testing.T) {
 			p.ops(t, c, dir)
 		})
 	}
+}
+
+// allCorpus is every row of the corpus, read and declared, with the
+// corpus's Go programs first on PATH for the rest of the test.
+func allCorpus(t *testing.T) []corpusProgram {
+	if d := corpusGOBIN(); d != "" {
+		t.Setenv("PATH", d+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	return slices.Concat(corpusPrograms, declaredCorpus)
 }
 
 // Every front in examples/fronts is a row of the corpus (so none is left

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -72,10 +71,7 @@ func initThenCheck(t *testing.T, config string) {
 // corpus program init can read (examples/fronts; the missing ones skip as
 // in TestCorpus) and for the configurations shipped beside the tests.
 func TestInitPassesCheck(t *testing.T) {
-	if d := corpusGOBIN(); d != "" {
-		t.Setenv("PATH", d+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	for _, p := range slices.Concat(corpusPrograms, declaredCorpus) {
+	for _, p := range allCorpus(t) {
 		t.Run(p.name, func(t *testing.T) {
 			needCorpusProgram(t, p)
 			initThenCheck(t, filepath.Join("..", "..", "examples", "fronts", p.name+".yaml"))
