@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"encoding/json"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -277,5 +278,54 @@ func TestParseArgvRefusesDeclared(t *testing.T) {
 	}
 	if _, err := ParseArgv(tr, []string{"search", "--", "r"}); err == nil || !strings.Contains(err.Error(), "declared, not read") {
 		t.Errorf("ParseArgv of a declared tree: %v", err)
+	}
+}
+
+// A declared rendering read back by a real hand-written parser: jq 1.6's
+// (main.c), which reads options anywhere on the line, takes --indent's
+// value as the next word, and with --args prints the positionals it read
+// ($ARGS.positional). Values separate, no "--": every value jq could take
+// for an option is refused by the schema, and every other comes back
+// exactly.
+func TestDeclaredRenderingJQ(t *testing.T) {
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Skip("jq is not installed")
+	}
+	if out, _ := exec.Command(jq, "--version").Output(); strings.TrimSpace(string(out)) != "jq-1.6" {
+		t.Skipf("jq %q: the parser described is jq 1.6's", out)
+	}
+	tr, err := Declare("jq", Rendering{Values: ValuesSeparate, NoSeparator: true}, &Command{Params: []*Param{
+		{Name: "indent", Options: []string{"--indent"}, Kind: KindInteger, Maximum: func() *float64 { m := 7.0; return &m }()},
+		{Name: "filter"},
+		{Name: "words", Arity: ArityZeroOrMore},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := tr.Find()
+	values := []string{"plain", "a b", "it's", "x=y", "ünï", `"q"`, "", "{}", "tab\there", "--", "-x", "--indent", "-", "日本"}
+	for _, v := range values {
+		argv, err := RenderArgv(tr.Dialect, root, map[string]any{"indent": 0, "filter": "$ARGS.positional", "words": []any{v, "w"}})
+		if err != nil {
+			if !strings.HasPrefix(v, "-") {
+				t.Errorf("%q refused: %v", v, err)
+			}
+			continue
+		}
+		if strings.HasPrefix(v, "-") {
+			t.Errorf("%q rendered without a separator: %q", v, argv)
+		}
+		out, err := exec.Command(jq, append([]string{"-n", "-c", "--args"}, argv...)...).Output()
+		if err != nil {
+			t.Fatalf("jq %q: %v", argv, err)
+		}
+		var got []string
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("jq printed %q: %v", out, err)
+		}
+		if want := []string{v, "w"}; !slices.Equal(got, want) {
+			t.Errorf("%q: jq read %q, want %q", argv, got, want)
+		}
 	}
 }

@@ -41,6 +41,7 @@ func TestDeclaredLoads(t *testing.T) {
         positionals:
           - {name: input, path: read}
           - {name: rest, arity: zero_or_more, pattern: '^[a-z]+$'}
+        exclusive: [[level, verbose]]
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,11 @@ func TestDeclaredLoads(t *testing.T) {
 		t.Errorf("params: level %+v verbose %+v input %+v rest %+v", p["level"], p["verbose"], p["input"], p["rest"])
 	}
 	argv, err := projector.RenderArgv(tr.Dialect, cmd, map[string]any{"level": 2, "verbose": true, "tag": []any{"a"}, "input": "f", "rest": []any{"x"}})
-	if want := "--level 2 -v --tag a f x"; err != nil || strings.Join(argv, " ") != want {
+	if err == nil || !strings.Contains(err.Error(), "mutually exclusive") {
+		t.Errorf("level and verbose are exclusive: %q %v", argv, err)
+	}
+	argv, err = projector.RenderArgv(tr.Dialect, cmd, map[string]any{"level": 2, "tag": []any{"a"}, "input": "f", "rest": []any{"x"}})
+	if want := "--level 2 --tag a f x"; err != nil || strings.Join(argv, " ") != want {
 		t.Errorf("rendered %q %v, want %q", argv, err, want)
 	}
 }
@@ -89,6 +94,7 @@ func TestDeclaredRefusedAtLoad(t *testing.T) {
 		{"separate values and a negative minimum", "    values: separate\n    commands:\n      - path: [run]\n        options:\n          - {name: n, flags: [-n], type: number, minimum: -5}\n",
 			"minimum -5 admits negative numbers"},
 		{"a default outside the choices", "    commands:\n      - path: [run]\n        options:\n          - {name: a, flags: [-a], choices: [x], default: y}\n", "default y"},
+		{"an exclusive set naming no parameter", "    commands:\n      - path: [run]\n        exclusive: [[a, b]]\n", `names unknown parameter "a"`},
 		{"a path declared twice", "    commands:\n      - path: [run]\n      - path: [run]\n", `front.yaml:8: source.declared.commands: command "run": declared twice`},
 		{"two sources", "    commands:\n      - path: [run]\n  tree_file: t.json\n", "give exactly one of argparse, click, tree_command, tree_file, cobra, declared (2 given)"},
 	} {
