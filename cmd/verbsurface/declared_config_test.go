@@ -187,8 +187,9 @@ verbs:
 
 // TestDeclaredVerbThroughTheSurface: a declared verb gets the gates a read
 // one does — closed validation, a fingerprint when the verb asks for one,
-// one that changes with the declaration — and runs the argv its rendering
-// says, here shown by /bin/echo, a real program that prints its argv.
+// one that changes with the declaration, the operator's policy on its
+// arguments — and runs the argv its rendering says, here shown by
+// /bin/echo, a real program that prints its argv.
 func TestDeclaredVerbThroughTheSurface(t *testing.T) {
 	dir := t.TempDir()
 	write := func(choices string) *front {
@@ -208,6 +209,7 @@ source:
           - {name: words, arity: one_or_more}
 verbs:
   - {name: say, path: [], class: control, fingerprint: true}
+policy: policy.yaml
 `
 		p := filepath.Join(dir, "front.yaml")
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -222,6 +224,10 @@ verbs:
 			t.Fatal(err)
 		}
 		return f
+	}
+	policy := "version: 1\ndefault: allow\nrules:\n  - {name: no-b, verbs: [say], when: {mode: {in: [b]}}, decision: deny, reason: mode b needs a person}\n"
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	handle := func(f *front, req string) map[string]any {
 		var out map[string]any
@@ -240,8 +246,12 @@ verbs:
 	if r := result(handle(f, `{"ops":[{"op":"say","args":{"words":["hi"]}}]}`)); r["error"].(map[string]any)["code"] != "missing_fingerprint" {
 		t.Errorf("no fingerprint: %v", r)
 	}
-	r := result(handle(f, `{"ops":[{"op":"say","args":{"mode":"b","words":["hi","there"]},"fingerprint":"`+fp+`"}]}`))
-	if out := r["result"].(map[string]any)["output"]; out != "--mode b hi there\n" {
+	r := result(handle(f, `{"ops":[{"op":"say","args":{"mode":"b","words":["hi"]},"fingerprint":"`+fp+`"}]}`))
+	if e, _ := r["error"].(map[string]any); e["code"] != "policy_refused" {
+		t.Errorf("the policy's denied mode: %v", r)
+	}
+	r = result(handle(f, `{"ops":[{"op":"say","args":{"mode":"a","words":["hi","there"]},"fingerprint":"`+fp+`"}]}`))
+	if out := r["result"].(map[string]any)["output"]; out != "--mode a hi there\n" {
 		t.Errorf("echo printed %q, want the rendered argv", out)
 	}
 	for _, args := range []string{`{"words":["-n"]}`, `{"words":["hi"],"mode":"c"}`, `{"words":["hi"],"extra":1}`, `{}`} {
