@@ -61,7 +61,9 @@ const NoDashPattern = `^(?:[^-\x00][^\x00]*)?$`
 //  3. A boolean flag sets true (FlagValue) and defaults to false; a count
 //     flag is an integer of at most [MaxCount] unless Maximum says less.
 //  4. Option strings start with "-", hold no "=" or space, and are unique
-//     within the command; names are unique.
+//     within the command; names are unique. An option with a value whose
+//     only strings are one letter ("-n") needs values separate: spelt
+//     "-n=5", getopt reads the value "=5".
 //  5. A value that is a word of its own where the parser could take it for
 //     an option — every positional under NoSeparator, every option value
 //     under ValuesSeparate — must not start with "-": a string without a
@@ -242,6 +244,11 @@ func declareParam(c *Command, p *Param, r Rendering, options map[string]string) 
 		case ArityOne, ArityRepeated:
 			if p.Kind == KindBoolean {
 				return bad("a boolean option is a flag (arity none)")
+			}
+			if opt := optionString(p.Options); r.Values != ValuesSeparate && len(opt) == 2 {
+				// getopt, and most parsers written by hand, read
+				// "-n=5" as the value "=5".
+				return bad("%s would be spelt %s=VALUE, which getopt reads as the value \"=VALUE\": give it a long option string, or declare values separate", opt, opt)
 			}
 			word = r.Values == ValuesSeparate
 		default:

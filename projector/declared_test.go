@@ -116,8 +116,8 @@ func TestDeclareRefuses(t *testing.T) {
 		{"a name is an identifier", Rendering{}, []*Command{one(&Param{Name: "a-b"})}, `"a-b" is not a letter`},
 		{"an option string starts with a dash", Rendering{}, []*Command{one(&Param{Name: "a", Options: []string{"a"}})}, `"a" is not an option string`},
 		{"an option string holds no =", Rendering{}, []*Command{one(&Param{Name: "a", Options: []string{"--a=b"}})}, "is not an option string"},
-		{"an option string is one parameter's", Rendering{}, []*Command{{Path: []string{"x"}, Params: []*Param{{Name: "a", Options: []string{"-a"}}, {Name: "b", Options: []string{"-a"}}}}}, `option -a is also parameter "a"'s`},
-		{"names are unique", Rendering{}, []*Command{{Path: []string{"x"}, Params: []*Param{{Name: "a", Options: []string{"-a"}}, {Name: "a", Options: []string{"-b"}}}}}, `two parameters are named "a"`},
+		{"an option string is one parameter's", Rendering{}, []*Command{{Path: []string{"x"}, Params: []*Param{{Name: "a", Options: []string{"--a"}}, {Name: "b", Options: []string{"--a"}}}}}, `option --a is also parameter "a"'s`},
+		{"names are unique", Rendering{}, []*Command{{Path: []string{"x"}, Params: []*Param{{Name: "a", Options: []string{"--a"}}, {Name: "a", Options: []string{"--b"}}}}}, `two parameters are named "a"`},
 		{"a positional is not a boolean", Rendering{}, []*Command{one(&Param{Name: "a", Kind: KindBoolean})}, "cannot be a boolean"},
 		{"a positional's arity", Rendering{}, []*Command{one(&Param{Name: "a", Arity: ArityRepeated})}, "a positional takes arity"},
 		{"an option's arity", Rendering{}, []*Command{one(&Param{Name: "a", Options: []string{"-a"}, Arity: ArityZeroOrMore})}, "an option takes arity"},
@@ -127,7 +127,7 @@ func TestDeclareRefuses(t *testing.T) {
 		{"a choice matches the kind", Rendering{}, []*Command{one(&Param{Name: "a", Kind: KindInteger, Choices: []any{"x"}})}, "choice x"},
 		{"a choice matches the pattern", Rendering{}, []*Command{one(&Param{Name: "a", Pattern: "^[a-z]+$", Choices: []any{"X"}})}, "choice X"},
 		{"a pattern compiles", Rendering{}, []*Command{one(&Param{Name: "a", Pattern: "("})}, "pattern"},
-		{"a default is admitted", Rendering{}, []*Command{one(&Param{Name: "a", Options: []string{"-a"}, Choices: []any{"x"}, Default: "y"})}, "default y"},
+		{"a default is admitted", Rendering{}, []*Command{one(&Param{Name: "a", Options: []string{"--a"}, Choices: []any{"x"}, Default: "y"})}, "default y"},
 		{"two variable positionals", Rendering{}, []*Command{{Path: []string{"x"}, Params: []*Param{{Name: "a", Arity: ArityZeroOrMore}, {Name: "b", Arity: ArityOneOrMore}}}}, "both take a variable number"},
 		{"without --, a pattern must be anchored", sep, []*Command{one(&Param{Name: "a", Pattern: "[a-z]+"})}, `does not start with "^"`},
 		{"without --, a pattern must refuse a dash", sep, []*Command{one(&Param{Name: "a", Pattern: "^[-a-z]+$"})}, `first character may be "-"`},
@@ -135,6 +135,7 @@ func TestDeclareRefuses(t *testing.T) {
 		{"without --, an optional group before a dash", sep, []*Command{one(&Param{Name: "a", Pattern: "^(?:x)?-$"})}, `first character may be "-"`},
 		{"without --, a choice must not start with a dash", sep, []*Command{one(&Param{Name: "a", Choices: []any{"-a"}})}, `choice "-a" starts with "-"`},
 		{"without --, a number must not be negative", sep, []*Command{one(&Param{Name: "a", Kind: KindInteger, Minimum: &neg})}, "minimum -1"},
+		{"a one-letter option's value is not glued by =", Rendering{}, []*Command{one(&Param{Name: "a", Options: []string{"-a"}})}, "getopt reads"},
 		{"separate values, the same", Rendering{Values: ValuesSeparate}, []*Command{one(&Param{Name: "a", Options: []string{"-a"}, Pattern: "^.+$"})}, "values separate"},
 	} {
 		t.Run(row.rule, func(t *testing.T) {

@@ -80,6 +80,7 @@ func TestDeclaredRefusedAtLoad(t *testing.T) {
 		{"no commands", "    values: equals\n", "front.yaml:7: source.declared.commands: required"},
 		{"an unknown spelling", "    values: glued\n    commands:\n      - path: [run]\n", `front.yaml:8: source.declared.values: "glued" is not equals`},
 		{"a command without a path", "    commands:\n      - summary: x\n", "front.yaml:9: source.declared.commands[0]: path: required"},
+		{"a one-letter option glued by =", "    commands:\n      - path: [run]\n        options:\n          - {name: a, flags: [-a]}\n", "getopt reads"},
 		{"an option without flags", "    commands:\n      - path: [run]\n        options:\n          - {name: a}\n", "front.yaml:9: source.declared.commands[0]: options[0] (a): flags: required"},
 		{"a positional with flags", "    commands:\n      - path: [run]\n        positionals:\n          - {name: a, flags: [-a]}\n", "a positional has no flags"},
 		{"an unknown type", "    commands:\n      - path: [run]\n        positionals:\n          - {name: a, type: date}\n", `type "date" is not string`},
@@ -93,7 +94,7 @@ func TestDeclaredRefusedAtLoad(t *testing.T) {
 			`choice "-x" starts with "-"`},
 		{"separate values and a negative minimum", "    values: separate\n    commands:\n      - path: [run]\n        options:\n          - {name: n, flags: [-n], type: number, minimum: -5}\n",
 			"minimum -5 admits negative numbers"},
-		{"a default outside the choices", "    commands:\n      - path: [run]\n        options:\n          - {name: a, flags: [-a], choices: [x], default: y}\n", "default y"},
+		{"a default outside the choices", "    commands:\n      - path: [run]\n        options:\n          - {name: a, flags: [--a], choices: [x], default: y}\n", "default y"},
 		{"an exclusive set naming no parameter", "    commands:\n      - path: [run]\n        exclusive: [[a, b]]\n", `names unknown parameter "a"`},
 		{"a path declared twice", "    commands:\n      - path: [run]\n      - path: [run]\n", `front.yaml:8: source.declared.commands: command "run": declared twice`},
 		{"two sources", "    commands:\n      - path: [run]\n  tree_file: t.json\n", "give exactly one of argparse, click, tree_command, tree_file, cobra, declared (2 given)"},
@@ -158,7 +159,7 @@ source:
     commands:
       - path: [run]
         options:
-          - {name: level, flags: [-l], type: integer}
+          - {name: level, flags: [-l, --level], type: integer}
           - {name: col, flags: [-c], type: boolean}
           - {name: quiet, flags: [-q], type: boolean, unlisted: true}
       - path: [other]

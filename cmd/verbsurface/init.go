@@ -257,12 +257,12 @@ func initVerbs(t *projector.Tree, program string) ([]*initVerb, []string) {
 // file offers something and passes check (a note says so: read it before
 // serving).
 func activate(verbs []*initVerb) {
-	any := false
+	offered := false
 	for _, v := range verbs {
 		v.active = v.class == verbsurface.ClassObserve && !v.refused()
-		any = any || v.active
+		offered = offered || v.active
 	}
-	if any {
+	if offered {
 		return
 	}
 	for _, v := range verbs {
