@@ -160,10 +160,13 @@ func (o *initOptions) write(ctx context.Context, stderr io.Writer) (string, erro
 	// What init writes must pass check as written: check it as check
 	// would, and comment out what check refuses, confine what it warns
 	// about, until nothing changes.
-	dir := "."
-	if o.out != "" {
-		dir = filepath.Dir(o.out)
+	// In a directory of its own: nothing is left beside the user's files,
+	// and the file names nothing relative but roots: [.].
+	dir, err := os.MkdirTemp("", "verbsurface-init-")
+	if err != nil {
+		return "", fmt.Errorf("init: %v", err)
 	}
+	defer os.RemoveAll(dir)
 	for round := 0; round < 4; round++ {
 		activate(verbs)
 		text := head.render(verbs, skipped)
@@ -382,16 +385,16 @@ func displayName(command []string) string {
 	return name
 }
 
-// checkInit loads text as check would, from a file in dir, and folds what
+// checkInit loads text as check would, from a file in dir (replaced at
+// each round), and folds what
 // check says back into verbs: a verb it refuses is commented out with the
 // reason; a parameter it warns looks like a path is confined as read. It
 // reports whether anything changed.
 func checkInit(ctx context.Context, dir, text string, verbs []*initVerb) (bool, error) {
-	f, err := os.CreateTemp(dir, ".verbsurface-init-*.yaml")
+	f, err := os.Create(filepath.Join(dir, "init.yaml"))
 	if err != nil {
 		return false, fmt.Errorf("init: %v", err)
 	}
-	defer os.Remove(f.Name())
 	if _, err := f.WriteString(text); err != nil {
 		f.Close()
 		return false, err
