@@ -88,6 +88,13 @@ type Options struct {
 	// who can write in the root), and nothing tells where its other names
 	// are. Allow them only for roots nobody untrusted can write in.
 	AllowHardLinks bool
+	// Private are directories the server keeps to itself: its state home
+	// (a bearer token, the files configuring it, its stores). New fails,
+	// naming both, when one of them is a root, is inside a root or holds
+	// one: a caller could name the token as a prompt file and read it back,
+	// and a program handed a directory reads what is under it. A directory
+	// that does not exist yet is judged by where it would be.
+	Private []string
 	// NoRootsHint completes the refusal of a path argument when Roots is
 	// empty, telling the caller how the operator enables file access
 	// ("its operator can start it with --root DIR").
@@ -168,6 +175,9 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	}
 	roots, err := resolveRoots(opts.Roots)
 	if err != nil {
+		return nil, err
+	}
+	if err := privateOutsideRoots(roots, opts.Private); err != nil {
 		return nil, err
 	}
 	if opts.Runner == nil {

@@ -70,8 +70,9 @@ type Config struct {
 	// Kill adds a job.kill verb over package kill (the CLI's own kill).
 	Kill *KillConfig `yaml:"kill"`
 
-	file     string // where it was read from, for errors
-	dir      string // its directory: relative paths are relative to it
+	file     string   // where it was read from, for errors
+	private  []string // what serve keeps out of the roots (its token)
+	dir      string   // its directory: relative paths are relative to it
 	lineOf   func(key string) int
 	doc      *yaml.Node      // the document, for the lines of nested keys
 	declared *projector.Tree // source.declared's tree, once checked

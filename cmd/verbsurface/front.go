@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -172,6 +173,7 @@ func newFront(cfg *Config) (*front, error) {
 		NoRootsHint: noRootsHint,
 
 		AllowHardLinks: cfg.AllowHardLinks,
+		Private:        cfg.private,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
@@ -179,6 +181,12 @@ func newFront(cfg *Config) (*front, error) {
 		}
 	}
 	f.surface, err = verbsurface.New(reg, &sopts)
+	var inRoot *verbsurface.PrivateInRootError
+	if errors.As(err, &inRoot) {
+		return nil, &ConfigError{File: cfg.file, Line: cfg.lineOf("roots"), Field: "roots", Msg: fmt.Sprintf(
+			"the root %s and %s, where serve keeps its HTTP token, overlap: a caller could name the token as a file; "+
+				"share directories that neither hold it nor lie inside it, or keep the token elsewhere (--token-file, $%s)", inRoot.Root, inRoot.Private, tokenEnv)}
+	}
 	if err != nil {
 		return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
 	}

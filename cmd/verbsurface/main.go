@@ -63,13 +63,18 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	var file string
-	load := func() (*front, error) {
+	// load reads the configuration and builds its front; private, when
+	// given, names what the front must keep out of its roots.
+	load := func(private ...func(*Config) []string) (*front, error) {
 		if file == "" {
 			return nil, errors.New("-c FILE is required (the YAML configuration)")
 		}
 		cfg, err := LoadConfig(file)
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range private {
+			cfg.private = append(cfg.private, p(cfg)...)
 		}
 		return newFront(cfg)
 	}
@@ -86,7 +91,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := load()
+			f, err := load(func(cfg *Config) []string { return hf.private(hopts, cfg.Name, os.Getenv) })
 			if err != nil {
 				return err
 			}
