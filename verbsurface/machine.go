@@ -235,13 +235,14 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 	return out, nil
 }
 
-// declaredOption reports whether opt is an option string of cmd, a
-// declared command (projector.Declare): its parser is the program's own,
-// whose option strings are the operator's word, so "-std=c11" means what
-// the declaration's rendering says, not what click would read.
+// declaredOption reports whether opt, longer than one letter, is an
+// option string of cmd, a declared command (projector.Declare): its parser
+// is the program's own, whose option strings are the operator's word, so
+// "-std=c11" means what the declaration's rendering says, not what click
+// would read.
 func declaredOption(cmd *projector.Command, opt string) bool {
-	if cmd.Rendering == nil {
-		return false
+	if cmd.Rendering == nil || len(opt) <= 2 {
+		return false // "-n=5" is "=5" to getopt, as projector.Declare says
 	}
 	for _, p := range cmd.Params {
 		if slices.Contains(p.Options, opt) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // declaredBase is a front for a program declared by hand; each test adds
@@ -263,5 +264,36 @@ policy: policy.yaml
 	}
 	if fp2 := handle(write("[a, b, c]"), `{"help":"say"}`)["help"].(map[string]any)["schema_fingerprint"]; fp2 == fp {
 		t.Errorf("a changed declaration kept fingerprint %s", fp)
+	}
+}
+
+// A declared verb's fixed args may glue a value to a declared option of
+// more than one letter (gcc's -fdiagnostics-format=json), as the program's
+// own parser reads it; "-n=5" stays refused (getopt reads "=5"), and so
+// does an option the declaration lacks.
+func TestDeclaredFixedArgs(t *testing.T) {
+	tr, err := projector.Declare("gcc", projector.Rendering{NoSeparator: true}, &projector.Command{Params: []*projector.Param{
+		{Name: "format", Options: []string{"-fdiagnostics-format"}, Choices: []any{"text", "json"}},
+		{Name: "n", Options: []string{"-n"}, Kind: projector.KindBoolean},
+		{Name: "file"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := tr.Find()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-fdiagnostics-format=json", "-n"}, ""},
+		{[]string{"-fdiagnostics-format=yaml"}, "not one of"},
+		{[]string{"-n=5"}, `give a short option's value as the next word`},
+		{[]string{"-std=c11"}, "give a short option's value"},
+		{[]string{"-Wall"}, "-Wall is not an option"},
+	} {
+		err := verbsurface.CheckFixedArgs(root, tc.args)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }
