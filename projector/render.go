@@ -21,7 +21,7 @@ import (
 // [*ArgError] instead of rendering anything doubtful; an unrepresentable
 // command yields an [*UnavailableError]. On error the argv is nil.
 func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) {
-	if d != DialectPflag && d != DialectArgparse && d != DialectClick && d != DialectDeclared {
+	if d != DialectPflag && d != DialectArgparse && d != DialectClick && d != DialectOptparse && d != DialectClap && d != DialectDeclared {
 		return nil, fmt.Errorf("projector: unknown dialect %q", d)
 	}
 	rules, err := commandRules(cmd)
@@ -348,8 +348,8 @@ func renderOption(d Dialect, rendering *Rendering, r *rule, v any) ([]string, er
 func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error) {
 	out := []string{opt}
 	switch d {
-	case DialectClick:
-		// click takes an option's N values as the next N words,
+	case DialectClick, DialectOptparse:
+		// click (as optparse) takes an option's N values as the next N words,
 		// whatever they look like.
 		for i, item := range items {
 			e := p
@@ -378,7 +378,7 @@ func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error
 	return nil, fmt.Errorf("the %s dialect has no spelling for an option with arity %s", d, p.Arity)
 }
 
-// glue spells an option with one value. Everywhere but click and a
+// glue spells an option with one value. Everywhere but click, optparse and a
 // declared command whose values are separate, and for a click long
 // option, that is opt=value. A declared command with separate values
 // takes opt, value: Declare has kept the value from looking like an
@@ -388,7 +388,7 @@ func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error
 // consumes as that value (an option whose value may be omitted excepted:
 // its schema keeps values from looking like an option).
 func glue(d Dialect, rendering *Rendering, opt, value string) []string {
-	if d == DialectClick && len(opt) == 2 || d == DialectDeclared && rendering != nil && rendering.Values == ValuesSeparate {
+	if (d == DialectClick || d == DialectOptparse) && len(opt) == 2 || d == DialectDeclared && rendering != nil && rendering.Values == ValuesSeparate {
 		return []string{opt, value}
 	}
 	return []string{opt + "=" + value}

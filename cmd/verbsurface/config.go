@@ -100,6 +100,8 @@ type SourceConfig struct {
 	// Declared declares the commands of a program no reader can read
 	// (config_declared.go).
 	Declared *DeclaredSource `yaml:"declared"`
+	// More holds optparse: and clap: (config_sources_more.go).
+	More SourcesMore `yaml:",inline"`
 }
 
 // PythonSource walks a Python parser in process ("module:function").
@@ -347,13 +349,16 @@ func (c *Config) check(line func(string) int) error {
 		return bad("output_stream", "output_stream", "%s", msg)
 	}
 	n := 0
-	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil, c.Source.Declared != nil} {
+	for _, set := range append([]bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil, c.Source.Declared != nil}, c.Source.More.given()...) {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, declared (%d given)", n)
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap, declared (%d given)", n)
+	}
+	if err := c.Source.More.check(bad); err != nil {
+		return err
 	}
 	if s := c.Source.Cobra; s != nil && (len(s) == 0 || s[0] == "") {
 		return bad("source", "source.cobra", "required: the cobra program as it is started, as a list ([helm] or [/usr/bin/restic])")

@@ -98,7 +98,7 @@ func TestDeclaredRefusedAtLoad(t *testing.T) {
 		{"a default outside the choices", "    commands:\n      - path: [run]\n        options:\n          - {name: a, flags: [--a], choices: [x], default: y}\n", "default y"},
 		{"an exclusive set naming no parameter", "    commands:\n      - path: [run]\n        exclusive: [[a, b]]\n", `names unknown parameter "a"`},
 		{"a path declared twice", "    commands:\n      - path: [run]\n      - path: [run]\n", `front.yaml:8: source.declared.commands: command "run": declared twice`},
-		{"two sources", "    commands:\n      - path: [run]\n  tree_file: t.json\n", "give exactly one of argparse, click, tree_command, tree_file, cobra, declared (2 given)"},
+		{"two sources", "    commands:\n      - path: [run]\n  tree_file: t.json\n", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap, declared (2 given)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadDeclared(t, tc.body)

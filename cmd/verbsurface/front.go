@@ -207,6 +207,9 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			watch = append(watch, a)
 		}
 	}
+	if src, ok, err := c.moreTreeSource(watch, env); ok {
+		return src, err
+	}
 	s := c.Source
 	switch {
 	case s.Argparse != nil || s.Click != nil:

@@ -18,14 +18,18 @@ import (
 	"github.com/verbsurface/verbsurface/dispatch"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromclap"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
+	"github.com/verbsurface/verbsurface/projector/fromoptparse"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // initOptions is what verbsurface init reads a program from.
 type initOptions struct {
 	cobra, argparse, click string
+	optparse, optparseCmd  string
+	clap                   string
 	pythonPath             []string
 	python                 string
 	command                []string
@@ -35,7 +39,7 @@ type initOptions struct {
 func newInitCmd(stdout, stderr io.Writer) *cobra.Command {
 	var o initOptions
 	c := &cobra.Command{
-		Use:   "init (--cobra BINARY | --argparse MODULE:FUNCTION | --click MODULE:FUNCTION) [-o FILE]",
+		Use:   "init (--cobra BINARY | --argparse MODULE:FUNCTION | --click MODULE:FUNCTION | --optparse MODULE:OBJECT | --clap BINARY) [-o FILE]",
 		Short: "write a starting configuration listing every command as a verb, which passes check as written",
 		Long: `init reads a program's parser and writes a starting configuration: every
 command a verb with its summary; read-like commands (list, show, get, status,
@@ -67,9 +71,12 @@ file passes check as written: edit it, then run check again.`,
 	c.Flags().StringVar(&o.cobra, "cobra", "", "read this installed cobra program from its completion protocol and --help")
 	c.Flags().StringVar(&o.argparse, "argparse", "", "walk this argparse parser factory (MODULE:FUNCTION)")
 	c.Flags().StringVar(&o.click, "click", "", "walk this click group or command (MODULE:FUNCTION)")
-	c.Flags().StringSliceVar(&o.pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse and --click")
-	c.Flags().StringVar(&o.python, "python", "", "the Python interpreter for --argparse and --click (default python3)")
-	c.Flags().StringSliceVar(&o.command, "command", nil, "the command that runs the program, comma-separated (default: the --cobra binary; required with --argparse and --click)")
+	c.Flags().StringVar(&o.optparse, "optparse", "", "walk this optparse parser, factory or command table (MODULE:OBJECT)")
+	c.Flags().StringVar(&o.optparseCmd, "optparse-command", "", "with --optparse: the factory that turns a command table's entry into a parser (MODULE:FUNCTION)")
+	c.Flags().StringVar(&o.clap, "clap", "", "read this installed clap program from its --help")
+	c.Flags().StringSliceVar(&o.pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse, --click and --optparse")
+	c.Flags().StringVar(&o.python, "python", "", "the Python interpreter for --argparse, --click and --optparse (default python3)")
+	c.Flags().StringSliceVar(&o.command, "command", nil, "the command that runs the program, comma-separated (default: the --cobra or --clap binary; required with a Python parser)")
 	c.Flags().StringVarP(&o.out, "output", "o", "", "write the configuration to this new file instead of stdout")
 	return c
 }
@@ -96,13 +103,16 @@ type initVerb struct {
 // write reads the program and returns the configuration's text.
 func (o *initOptions) write(ctx context.Context, stderr io.Writer) (string, error) {
 	n := 0
-	for _, s := range []string{o.cobra, o.argparse, o.click} {
+	for _, s := range []string{o.cobra, o.argparse, o.click, o.optparse, o.clap} {
 		if s != "" {
 			n++
 		}
 	}
 	if n != 1 {
-		return "", errors.New("init: give exactly one of --cobra, --argparse, --click")
+		return "", errors.New("init: give exactly one of --cobra, --argparse, --click, --optparse, --clap")
+	}
+	if o.optparseCmd != "" && o.optparse == "" {
+		return "", errors.New("init: --optparse-command goes with --optparse")
 	}
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
@@ -112,10 +122,10 @@ func (o *initOptions) write(ctx context.Context, stderr io.Writer) (string, erro
 	}
 	command := slices.Clone(o.command)
 	if len(command) == 0 {
-		if o.cobra == "" {
-			return "", errors.New("init: --command is required with --argparse and --click: the command that runs the program (--command=codespell, or --command=python3,tool.py)")
+		if o.cobra == "" && o.clap == "" {
+			return "", errors.New("init: --command is required with --argparse, --click and --optparse: the command that runs the program (--command=codespell, or --command=python3,tool.py)")
 		}
-		command = []string{o.cobra}
+		command = []string{o.cobra + o.clap}
 	}
 	if strings.Contains(command[0], "/") {
 		command[0] = abs(command[0])
@@ -140,9 +150,24 @@ func (o *initOptions) write(ctx context.Context, stderr io.Writer) (string, erro
 		}
 		t, err = fromcobrabin.Walk(ctx, []string{bin}, &fromcobrabin.Options{Env: dispatch.AllowlistEnv(os.Environ())})
 		source = "{cobra: " + flowList([]string{bin}) + "}"
+	case o.clap != "":
+		bin := o.clap
+		if strings.Contains(bin, "/") {
+			bin = abs(bin)
+		}
+		t, err = fromclap.Walk(ctx, []string{bin}, &fromclap.Options{Env: dispatch.AllowlistEnv(os.Environ())})
+		source = "{clap: " + flowList([]string{bin}) + "}"
 	case o.argparse != "":
 		t, err = fromargparse.Walk(ctx, o.argparse, &fromargparse.Options{Python: o.python, PythonPath: pypath})
 		source = "{argparse: " + pythonSource(o.argparse, o.python, pypath) + "}"
+	case o.optparse != "":
+		t, err = fromoptparse.Walk(ctx, o.optparse, &fromoptparse.Options{Python: o.python, PythonPath: pypath, Command: o.optparseCmd,
+			Program: strings.Join(command, " ")})
+		source = pythonSource(o.optparse, o.python, pypath)
+		if o.optparseCmd != "" {
+			source = strings.TrimSuffix(source, "}") + ", command: " + yamlString(o.optparseCmd) + "}"
+		}
+		source = "{optparse: " + source + "}"
 	default:
 		t, err = fromclick.Walk(ctx, o.click, &fromclick.Options{Python: o.python, PythonPath: pypath})
 		source = "{click: " + pythonSource(o.click, o.python, pypath) + "}"
@@ -186,8 +211,12 @@ func initFrom(o *initOptions) string {
 	switch {
 	case o.cobra != "":
 		return "--cobra " + o.cobra
+	case o.clap != "":
+		return "--clap " + o.clap
 	case o.argparse != "":
 		return "--argparse " + o.argparse
+	case o.optparse != "":
+		return "--optparse " + o.optparse
 	}
 	return "--click " + o.click
 }

@@ -30,6 +30,15 @@ func initArgs(cfg *Config) []string {
 	switch {
 	case s.Cobra != nil:
 		return []string{"--cobra", s.Cobra[0], command}
+	case s.More.Clap != nil:
+		return []string{"--clap", s.More.Clap[0], command}
+	case s.More.Optparse != nil:
+		p := s.More.Optparse
+		args := python("--optparse", &PythonSource{Target: p.Target, Python: p.Python, PythonPath: p.PythonPath})
+		if p.Command != "" {
+			args = append(args, "--optparse-command", p.Command)
+		}
+		return args
 	case s.Argparse != nil:
 		return python("--argparse", s.Argparse)
 	case s.Click != nil:

@@ -192,8 +192,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	var target, cobraBin string
 	var pythonPath []string
+	var more *moreInventory
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -202,7 +203,12 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if target != "" && cobraBin != "" {
 				return errors.New("--argparse and --cobra name two different CLIs; give one")
 			}
-			if target != "" || cobraBin != "" {
+			if t, given, werr := more.walk(c.Context(), target != "" || cobraBin != "", pythonPath); given {
+				if werr != nil {
+					return werr
+				}
+				rep = projector.Inventory(t, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence})
+			} else if target != "" || cobraBin != "" {
 				var t *projector.Tree
 				var werr error
 				if cobraBin != "" {
@@ -232,6 +238,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
 	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
+	more = addMoreInventoryFlags(inventory)
 
 	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
