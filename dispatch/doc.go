@@ -73,6 +73,10 @@
 // linter's findings are never lost; stdout that is not what the mode says
 // is invalid_result with an excerpt ([ParseOutput] reads each mode).
 // Timeouts, caps and process groups are exactly those of the contract.
+// A program that writes its report on stderr (gcc's JSON diagnostics) is
+// run with Options.OutputStream set to [StreamStderr]: the mode reads
+// stderr, capped like stdout, and stdout comes back in its place
+// ([StderrOutputResult]).
 //
 // # Failures, in the order they are checked
 //

@@ -93,6 +93,10 @@ type Error struct {
 	ResultProblem Kind
 	// Stderr is the retained tail of the command's stderr.
 	Stderr string
+	// Stdout is the retained tail of the command's stdout when its
+	// machine output is on stderr (Options.OutputStream), which is then
+	// not quoted in Stderr: it is Output. (Added after Stderr.)
+	Stdout string
 	// Output is, for a nonzero_exit under an output mode other than
 	// envelope (Options.Output), stdout as that mode reads it (null when
 	// stdout was not what the mode says: ResultProblem and Excerpt say
@@ -202,7 +206,9 @@ func (e *Error) ErrorCode() string { return string(e.Kind) }
 //   - "timeout_seconds": for timeout;
 //   - "result_version": for unsupported_result_version;
 //   - "cause": for cancelled and launch_failed, the underlying error's text;
-//   - "stderr_tail": whenever stderr was captured and is not empty.
+//   - "stderr_tail": whenever stderr was captured and is not empty;
+//   - "stdout_tail": instead, when the machine output is on stderr
+//     (Options.OutputStream) and stdout is not empty.
 func (e *Error) ErrorDetails() map[string]any {
 	d := map[string]any{"problem": e.Problem}
 	if e.Program != "" {
@@ -242,6 +248,9 @@ func (e *Error) ErrorDetails() map[string]any {
 	}
 	if e.Stderr != "" {
 		d["stderr_tail"] = e.Stderr
+	}
+	if e.Stdout != "" {
+		d["stdout_tail"] = e.Stdout
 	}
 	return d
 }

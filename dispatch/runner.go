@@ -88,6 +88,10 @@ type Options struct {
 	// nothing. Off (the zero value), detached work is the CLI's decision
 	// and is left alone: limcp's runs detach by design.
 	EndDetached bool
+	// OutputStream is the stream the output modes read: stdout (""
+	// or StreamStdout) or StreamStderr, for a program that writes its
+	// report on stderr. Refused under the envelope.
+	OutputStream Stream
 }
 
 // Runner runs one CLI under the machine-result contract. It holds the
@@ -106,6 +110,7 @@ type Runner struct {
 	output    Output     // "" for the envelope
 	okExit    []int      // for the other outputs
 	endDetach bool       // Options.EndDetached, where this process adopts orphans
+	stream    Stream     // where the other outputs are read: "" for stdout
 	awaitExit exitWaiter // platformExitWaiter; tests swap in pollExit
 }
 
@@ -133,6 +138,9 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		return nil, bad("no program given", nil)
 	}
 	if err := checkOutputOptions(opts.Output, opts.OKExit); err != nil {
+		return nil, bad(fmt.Sprintf("runner for %q: %v", program, err), nil)
+	}
+	if err := checkStream(opts.OutputStream, opts.Output); err != nil {
 		return nil, bad(fmt.Sprintf("runner for %q: %v", program, err), nil)
 	}
 	path := program
@@ -190,6 +198,9 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		grace:     orDefault(opts.Grace, DefaultGrace),
 		awaitExit: platformExitWaiter,
 		endDetach: opts.EndDetached && tied.AdoptOrphans() == nil,
+	}
+	if opts.OutputStream == StreamStderr {
+		r.stream = StreamStderr
 	}
 	if opts.Output != "" && opts.Output != OutputEnvelope {
 		r.output, r.okExit = opts.Output, []int{0}
@@ -348,10 +359,17 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	res.PID = pid
 
 	overflow := make(chan string, 2)
-	stdout := newCapture(outR, "stdout", r.stdoutCap, false, overflow)
-	stderr := newCapture(errR, "stderr", r.stderrCap, true, overflow)
-	go stdout.run()
-	go stderr.run()
+	// The machine stream keeps its head (the result starts there) within
+	// the stdout cap; the other keeps its tail within the stderr cap.
+	machineName, otherName := r.machineStreams()
+	machineR, otherR := outR, errR
+	if r.stream == StreamStderr {
+		machineR, otherR = errR, outR
+	}
+	machine := newCapture(machineR, machineName, r.stdoutCap, false, overflow)
+	other := newCapture(otherR, otherName, r.stderrCap, true, overflow)
+	go machine.run()
+	go other.run()
 	exited := make(chan struct{})
 	go func() {
 		// An error here (ECHILD) cannot happen for our own unreaped child;
@@ -386,11 +404,14 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		res.DetachedStopped, left = tied.KillAdopted(tag, killWait)
 		res.Survivors = append(res.Survivors, left...)
 	}
-	stdout.stop()
-	stderr.stop()
+	machine.stop()
+	other.stop()
 	outR.Close()
 	errR.Close()
-	res.Stdout, res.Stderr = stdout.bytes(), stderr.bytes()
+	res.Stdout, res.Stderr = machine.bytes(), other.bytes()
+	if r.stream == StreamStderr {
+		res.Stdout, res.Stderr = res.Stderr, res.Stdout
+	}
 	res.Duration = time.Since(start)
 
 	state := cmd.ProcessState
@@ -400,11 +421,16 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		signal = ws.Signal().String()
 	}
 	e := &Error{Kind: stopKind, ExitCode: res.ExitCode, Stderr: string(res.Stderr)}
-	if stopKind == "" && (stdout.overflowed.Load() || stderr.overflowed.Load()) {
+	if r.stream == StreamStderr {
+		// stderr is the machine output, returned as output; the tail
+		// worth quoting in a failure is stdout's.
+		e.Stderr, e.Stdout = "", string(res.Stdout)
+	}
+	if stopKind == "" && (machine.overflowed.Load() || other.overflowed.Load()) {
 		stopKind, e.Kind = KindOutputOverflow, KindOutputOverflow
-		stopStream = "stdout"
-		if !stdout.overflowed.Load() {
-			stopStream = "stderr"
+		stopStream = machineName
+		if !machine.overflowed.Load() {
+			stopStream = otherName
 		}
 	}
 	switch stopKind {
@@ -420,7 +446,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		return fail(e)
 	case KindOutputOverflow:
 		e.Stream, e.Cap = stopStream, r.stdoutCap
-		if stopStream == "stderr" {
+		if stopStream == otherName {
 			e.Cap = r.stderrCap
 		}
 		e.Problem = fmt.Sprintf("%s passed its %d-byte cap; process group terminated", stopStream, e.Cap)

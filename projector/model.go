@@ -70,6 +70,11 @@ type Command struct {
 	// line ([ParseArgv]) refuses any word that does. (Added after the
 	// pinned fields.)
 	ArgFilePrefixes string `json:"argfile_prefixes,omitempty"`
+
+	// Rendering is how a declared command spells its argv (read under
+	// [DialectDeclared] only; see [Declare]). (Added after the pinned
+	// fields.)
+	Rendering *Rendering `json:"rendering,omitempty"`
 }
 
 // Group is a set of mutually exclusive parameters (by Param.Name).

@@ -166,7 +166,8 @@ func fixedOptions(fixed []fixedOption) []string {
 
 // readFixed reads words as options of cmd, each followed by its value
 // when it takes one, and refuses, in this order: a word that is not an
-// option ("json", "-", "--"); "-o=v" (click would keep the "="); an option
+// option ("json", "-", "--"); "-o=v" (click would keep the "="; a
+// declared command's own option strings excepted); an option
 // cmd does not have; a value on an option that takes none; a missing value, or one starting
 // with '-' as a separate word (write --opt=VALUE); an option that may be
 // given bare, with a separate word (attach the value: --opt=VALUE); an
@@ -185,7 +186,7 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 			return nil, fmt.Errorf("%q is not an option: fixed arguments are options, each followed by its value when it takes one", w)
 		}
 		opt, val, attached := strings.Cut(w, "=")
-		if attached && !strings.HasPrefix(w, "--") {
+		if attached && !strings.HasPrefix(w, "--") && !declaredOption(cmd, opt) {
 			return nil, fmt.Errorf("%q: give a short option's value as the next word (click reads \"-o=v\" as \"=v\")", w)
 		}
 		var p *projector.Param
@@ -269,6 +270,23 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// declaredOption reports whether opt, longer than one letter, is an
+// option string of cmd, a declared command (projector.Declare): its parser
+// is the program's own, whose option strings are the operator's word, so
+// "-std=c11" means what the declaration's rendering says, not what click
+// would read.
+func declaredOption(cmd *projector.Command, opt string) bool {
+	if cmd.Rendering == nil || len(opt) <= 2 {
+		return false // "-n=5" is "=5" to getopt, as projector.Declare says
+	}
+	for _, p := range cmd.Params {
+		if slices.Contains(p.Options, opt) {
+			return true
+		}
+	}
+	return false
 }
 
 // fixedArgs checks a verb's fixed arguments against cmd and returns cmd

@@ -37,6 +37,9 @@ type Config struct {
 	// OKExit lists the exit statuses that mean success under json, jsonl
 	// and text (default [0]).
 	OKExit []int `yaml:"ok_exit"`
+	// OutputStream is the stream output: reads, stdout (the default) or
+	// stderr (config_stream.go).
+	OutputStream string `yaml:"output_stream"`
 	// Cwd is the directory the CLI runs in (default: the server's);
 	// relative to the configuration's directory. Never a caller's choice.
 	Cwd string `yaml:"cwd"`
@@ -71,10 +74,12 @@ type Config struct {
 	// 1,024; -1: no budget). Past it the catalog answers by namespace.
 	HelpBudget int `yaml:"help_budget"`
 
-	file    string   // where it was read from, for errors
-	private []string // what serve keeps out of the roots (its token)
-	dir     string   // its directory: relative paths are relative to it
-	lineOf  func(key string) int
+	file     string   // where it was read from, for errors
+	private  []string // what serve keeps out of the roots (its token)
+	dir      string   // its directory: relative paths are relative to it
+	lineOf   func(key string) int
+	doc      *yaml.Node      // the document, for the lines of nested keys
+	declared *projector.Tree // source.declared's tree, once checked
 }
 
 // MachineConfig is verbsurface.Machine in YAML.
@@ -96,6 +101,9 @@ type SourceConfig struct {
 	// started ([BINARY, ARGS...]): the tree is read from its completion
 	// protocol and --help (projector/fromcobrabin).
 	Cobra []string `yaml:"cobra"`
+	// Declared declares the commands of a program no reader can read
+	// (config_declared.go).
+	Declared *DeclaredSource `yaml:"declared"`
 	// More holds optparse: and clap: (config_sources_more.go).
 	More SourcesMore `yaml:",inline"`
 }
@@ -139,9 +147,10 @@ type VerbConfig struct {
 	// Output and OKExit replace the top-level ones for this verb (a verb
 	// that sets output takes its own ok_exit, default [0]); Cwd the
 	// top-level cwd.
-	Output string `yaml:"output"`
-	OKExit []int  `yaml:"ok_exit"`
-	Cwd    string `yaml:"cwd"`
+	Output       string `yaml:"output"`
+	OKExit       []int  `yaml:"ok_exit"`
+	OutputStream string `yaml:"output_stream"`
+	Cwd          string `yaml:"cwd"`
 	// Machine replaces the top-level machine mode for this verb;
 	// machine: {} says none.
 	Machine *MachineConfig `yaml:"machine"`
@@ -287,7 +296,7 @@ func LoadConfig(path string) (*Config, error) {
 			}
 		}
 	}
-	c.lineOf = lineOf(&doc)
+	c.lineOf, c.doc = lineOf(&doc), &doc
 	if err := c.check(c.lineOf); err != nil {
 		return nil, err
 	}
@@ -343,14 +352,17 @@ func (c *Config) check(line func(string) int) error {
 	if msg := outputProblem(c.Output, c.OKExit); msg != "" {
 		return bad(outputKey(c.Output, c.OKExit), outputKey(c.Output, c.OKExit), "%s", msg)
 	}
+	if msg := streamProblem(c.Output, c.OutputStream); msg != "" {
+		return bad("output_stream", "output_stream", "%s", msg)
+	}
 	n := 0
-	for _, set := range append([]bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil}, c.Source.More.given()...) {
+	for _, set := range append([]bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil, c.Source.Declared != nil}, c.Source.More.given()...) {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap (%d given)", n)
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap, declared (%d given)", n)
 	}
 	if err := c.Source.More.check(bad); err != nil {
 		return err
@@ -371,6 +383,11 @@ func (c *Config) check(line func(string) int) error {
 			if k.set {
 				return bad("source", "source.argparse."+k.key, "is a key of source.click only (for argparse, use the top-level exclude)")
 			}
+		}
+	}
+	if c.Source.Declared != nil {
+		if err := c.checkDeclared(); err != nil {
+			return err
 		}
 	}
 	if c.Timeout != "" {
@@ -425,6 +442,14 @@ func (c *Config) check(line func(string) int) error {
 			}
 			if msg := outputProblem(out, ok); msg != "" {
 				return kbad(outputKey(out, ok), "%s", msg)
+			}
+		}
+		if v.OutputStream != "" {
+			if v.Output == "" {
+				return kbad("output_stream", "a verb's output_stream goes with its own output: (the top-level output_stream applies to verbs that do not set output)")
+			}
+			if msg := streamProblem(v.Output, v.OutputStream); msg != "" {
+				return kbad("output_stream", "%s", msg)
 			}
 		}
 		for _, list := range []struct {
@@ -659,6 +684,7 @@ func (c *Config) verbMachine(i int) MachineConfig {
 type runnerKey struct {
 	output string
 	okExit string
+	stream string
 	cwd    string
 	// keepDetached: a spawn verb's command starts work, which may detach
 	// into a session of its own by design; every other command's
@@ -668,9 +694,9 @@ type runnerKey struct {
 
 func (c *Config) runnerKeyOf(i int) runnerKey {
 	v := c.Verbs[i]
-	k := runnerKey{output: c.Output, okExit: fmt.Sprint(c.OKExit), cwd: c.Cwd}
+	k := runnerKey{output: c.Output, okExit: fmt.Sprint(c.OKExit), stream: c.OutputStream, cwd: c.Cwd}
 	if v.Output != "" {
-		k.output, k.okExit = v.Output, fmt.Sprint(v.OKExit)
+		k.output, k.okExit, k.stream = v.Output, fmt.Sprint(v.OKExit), v.OutputStream
 	}
 	if v.Cwd != "" {
 		k.cwd = v.Cwd

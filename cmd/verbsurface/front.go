@@ -76,14 +76,14 @@ func newFront(cfg *Config) (*front, error) {
 			}
 		}
 		r, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout,
-			Dir: dir, Output: out, OKExit: okExit, EndDetached: !k.keepDetached})
+			Dir: dir, Output: out, OKExit: okExit, EndDetached: !k.keepDetached, OutputStream: dispatch.Stream(k.stream)})
 		if err != nil {
 			return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
 		}
 		runners[k] = r
 		return r, nil
 	}
-	top := runnerKey{output: cfg.Output, okExit: fmt.Sprint(cfg.OKExit), cwd: cfg.Cwd}
+	top := runnerKey{output: cfg.Output, okExit: fmt.Sprint(cfg.OKExit), stream: cfg.OutputStream, cwd: cfg.Cwd}
 	runner, err := newRunner(top, dispatch.Output(cfg.Output), cfg.OKExit, "cwd", cfg.lineOf("cwd"))
 	if err != nil {
 		return nil, err
@@ -279,6 +279,11 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			return fromcobrabin.Walk(ctx, argv, opts)
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), nil
+	case s.Declared != nil:
+		// Declared in the configuration, checked when it was loaded: the
+		// tree changes only with the file, and the server reads that once.
+		t := c.declared
+		return func(context.Context) (*projector.Tree, error) { return t, nil }, nil
 	case len(s.TreeCommand) > 0:
 		prog, err := exec.LookPath(s.TreeCommand[0])
 		if err != nil {

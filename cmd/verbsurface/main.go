@@ -230,6 +230,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
+	root.AddCommand(newInitCmd(stdout, stderr))
 	setVersion(root, stdout)
 	return root
 }
@@ -264,6 +265,7 @@ func runCheck(ctx context.Context, load func() (*front, error), file string, std
 		return err
 	}
 	errs, warns := f.lint(ctx)
+	warns = append(warns, f.lintDeclared(ctx)...)
 	for _, e := range errs {
 		fmt.Fprintln(stdout, e)
 	}
