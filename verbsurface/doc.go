@@ -245,8 +245,11 @@
 // replaces) refuses hard links.
 //
 // Options.Private names what no root may reach (a front's state home, its
-// token file): New fails with a [PrivateInRootError] when a root is one of
-// them, holds one or lies inside one.
+// token file): it is carved out of every root, so a path argument under
+// it, and a directory argument that holds it, is refused (outside_roots);
+// New fails with a [PrivateInRootError] when a root is one of them or lies
+// inside one. A stdio server started in the user's home directory, whose
+// state home is under it, so serves the rest of the home.
 //
 // What confinement does not do: a dir or write argument is passed on as a
 // real path, and the CLI opens it again by that name later, so a process

@@ -51,20 +51,26 @@ func ExampleSurface_RootLinks() {
 	// /root/proj/notes.txt -> /outside/secret.txt
 }
 
-// A root may not reach what the server keeps private, such as its state
-// home: New names both.
+// What the server keeps private, such as its state home, is carved out of
+// a root that holds it; a root inside it is refused, naming both.
 func ExampleOptions_private() {
 	base, _ := os.MkdirTemp("", "private-example-")
 	defer os.RemoveAll(base)
 	base, _ = filepath.EvalSymlinks(base)
+	home := filepath.Join(base, "state")
+	_ = os.MkdirAll(filepath.Join(home, "runs"), 0o700)
 
 	reg, _ := verbsurface.NewRegistry(nil)
 	_, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(lintTree()),
-		Roots: []string{base}, Private: []string{filepath.Join(base, "state")}})
+		Roots: []string{base}, Private: []string{home}})
+	fmt.Println("a root holding the home:", err)
+	_, err = verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(lintTree()),
+		Roots: []string{filepath.Join(home, "runs")}, Private: []string{home}})
 	var in *verbsurface.PrivateInRootError
 	if errors.As(err, &in) {
-		fmt.Printf("the root BASE holds BASE%s\n", strings.TrimPrefix(in.Private, in.Root))
+		fmt.Printf("the root BASE%s lies inside BASE%s\n", strings.TrimPrefix(in.Root, base), strings.TrimPrefix(in.Private, base))
 	}
 	// Output:
-	// the root BASE holds BASE/state
+	// a root holding the home: <nil>
+	// the root BASE/state/runs lies inside BASE/state
 }

@@ -65,35 +65,57 @@ func resolveRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
-// PrivateInRootError is [New]'s error when a root and one of
-// Options.Private overlap. Root and Private are real paths.
+// PrivateInRootError is [New]'s error when a root is, or lies inside, one
+// of Options.Private: every path under it would be the server's own.
+// Root and Private are real paths.
 type PrivateInRootError struct {
 	Root, Private string
 }
 
 func (e *PrivateInRootError) Error() string {
-	rel := "holds"
-	if within(e.Root, e.Private) {
+	rel := "is"
+	if e.Root != e.Private {
 		rel = "lies inside"
 	}
 	return fmt.Sprintf("verbsurface: New: the root %s %s %s, which the server keeps private (its state: a token, its configuration), "+
-		"so a caller could name its files; choose roots that neither hold it nor lie inside it, or keep it elsewhere", e.Root, rel, e.Private)
+		"so every file under it is the server's own; choose roots outside it, or keep it elsewhere", e.Root, rel, e.Private)
 }
 
-// privateOutsideRoots fails when a private directory and a root overlap:
-// the directory is a root, lies under one, or holds one. Both are compared
-// as real paths; a private directory that does not exist yet is the real
-// path of its nearest existing parent with the rest of its name.
-func privateOutsideRoots(roots, private []string) error {
+// privateDirs resolves Options.Private and fails when a root is one of
+// them or lies inside one. A root that holds a private directory is kept,
+// with the directory carved out of it: confinement refuses every path
+// under a private directory, and every directory argument that holds one
+// (a program given it would reach the state). Both are compared as real
+// paths; a private directory that does not exist yet is the real path of
+// its nearest existing parent with the rest of its name.
+func privateDirs(roots, private []string) ([]string, error) {
+	var out []string
 	for _, p := range private {
 		if !filepath.IsAbs(p) {
-			return fmt.Errorf("verbsurface: New: private directory %q is not an absolute path", p)
+			return nil, fmt.Errorf("verbsurface: New: private directory %q is not an absolute path", p)
 		}
 		real := realPathOf(p)
 		for _, r := range roots {
-			if within(real, r) || within(r, real) {
-				return &PrivateInRootError{Root: r, Private: real}
+			if within(r, real) {
+				return nil, &PrivateInRootError{Root: r, Private: real}
 			}
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// privateProblem refuses real when it lies inside a private directory, or
+// (holds true: a directory argument) holds one.
+func (s *Surface) privateProblem(param, given, real string, holds bool) *Problem {
+	for _, p := range s.private {
+		if within(real, p) {
+			return &Problem{Param: param, Rule: RuleOutsideRoots,
+				Reason: fmt.Sprintf("%s %s is inside the server's own state, which no caller may name; name a file elsewhere under %s", param, short(given), s.rootList())}
+		}
+		if holds && within(p, real) {
+			return &Problem{Param: param, Rule: RuleOutsideRoots,
+				Reason: fmt.Sprintf("%s %s holds the server's own state, which no caller may reach; name a directory that does not hold it", param, short(given))}
 		}
 	}
 	return nil
@@ -457,6 +479,9 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, hops i
 	switch use {
 	case projector.PathUseReadOrDir:
 		if st.IsDir() {
+			if prob := s.privateProblem(param, given, real, true); prob != nil {
+				return "", nil, prob
+			}
 			return real, nil, nil
 		}
 		if !st.Mode().IsRegular() {
@@ -475,6 +500,9 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, hops i
 			return unusable("is not a directory (%s)", kindOf(st.Mode()))
 		}
 		if use == projector.PathUseDir {
+			if prob := s.privateProblem(param, given, real, true); prob != nil {
+				return "", nil, prob
+			}
 			return real, nil, nil
 		}
 		// The file to write: if it exists, it must be a regular file
@@ -561,6 +589,9 @@ func (s *Surface) checkOpened(param, given string, f *os.File, root, rel string)
 		return "", &Problem{Param: param, Rule: RuleOutsideRoots,
 			Reason: fmt.Sprintf("%s %s resolves outside the directories this server allows (%s); name a file under one of them",
 				param, short(given), s.rootList())}
+	}
+	if prob := s.privateProblem(param, given, real, false); prob != nil {
+		return "", prob
 	}
 	return real, nil
 }

@@ -146,22 +146,33 @@ func TestWriteLinksResolveBeforeJudgement(t *testing.T) {
 	}
 }
 
-// TestPrivateNeverInsideARoot: New refuses a root that holds, is, or lies
-// inside a directory the server keeps private (its state home, the token
-// file), naming both, also when the directory does not exist yet or is
-// reached through a symlink; a private directory beside the roots is fine.
+// TestPrivateNeverInsideARoot: a directory the server keeps private (its
+// state home, the token file) is carved out of a root that holds it: a
+// file under it, reached directly, through "..", or through a symlink, is
+// refused, and so is a directory argument that holds it; the rest of the
+// root is served. New refuses a root that is, or lies inside, a private
+// directory, naming both, also when the directory does not exist yet or
+// is reached through a symlink.
 func TestPrivateNeverInsideARoot(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	root, home := filepath.Join(base, "root"), filepath.Join(base, "home")
-	for _, d := range []string{filepath.Join(root, "sub"), filepath.Join(home, "runs")} {
+	for _, d := range []string{filepath.Join(root, "sub"), filepath.Join(home, "runs"), filepath.Join(root, "state")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	for name, body := range map[string]string{"root/state/mcp-token": "secret", "root/sub/ok.txt": "ok"} {
+		if err := os.WriteFile(filepath.Join(base, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := os.Symlink(root, filepath.Join(base, "via-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("state/mcp-token", filepath.Join(root, "token-link")); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -169,12 +180,12 @@ func TestPrivateNeverInsideARoot(t *testing.T) {
 		roots, private []string
 		wantRoot, want string
 	}{
-		{"the home inside the root", []string{root}, []string{filepath.Join(root, "state")}, root, filepath.Join(root, "state")},
-		{"a home not yet made, through a symlink", []string{root}, []string{filepath.Join(base, "via-link", "a", "b")}, root, filepath.Join(root, "a", "b")},
 		{"the root is the home", []string{home}, []string{home}, home, home},
 		{"the root inside the home", []string{filepath.Join(home, "runs")}, []string{home}, filepath.Join(home, "runs"), home},
-		{"the root is /", []string{"/"}, []string{home}, "/", home},
+		{"the root inside a home reached through a symlink", []string{filepath.Join(root, "sub")}, []string{filepath.Join(base, "via-link")}, filepath.Join(root, "sub"), root},
 		{"beside the roots", []string{root}, []string{home}, "", ""},
+		{"the home inside the root", []string{root}, []string{filepath.Join(root, "state")}, "", ""},
+		{"the root is /", []string{"/"}, []string{home}, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			reg, _ := NewRegistry(nil)
@@ -191,6 +202,30 @@ func TestPrivateNeverInsideARoot(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.wantRoot) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("the error does not name both: %v", err)
+			}
+		})
+	}
+	s := rootsSurfaceOpts(t, nil, &Options{Roots: []string{root}, Private: []string{filepath.Join(root, "state")}})
+	for _, c := range []struct {
+		name string
+		args map[string]any
+		ok   bool
+	}{
+		{"a file beside the home", map[string]any{"file": filepath.Join(root, "sub", "ok.txt")}, true},
+		{"a directory beside the home", map[string]any{"dir": filepath.Join(root, "sub")}, true},
+		{"the token", map[string]any{"file": filepath.Join(root, "state", "mcp-token")}, false},
+		{"the token through ..", map[string]any{"file": filepath.Join(root, "sub", "..", "state", "mcp-token")}, false},
+		{"the token through a symlink", map[string]any{"file": filepath.Join(root, "token-link")}, false},
+		{"the home as a directory", map[string]any{"dir": filepath.Join(root, "state")}, false},
+		{"a directory holding the home", map[string]any{"dir": root}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := readOp(t, s, c.args)
+			if got.ok != c.ok {
+				t.Fatalf("%v: ok %v, want %v (%s)", c.args, got.ok, c.ok, got.reason)
+			}
+			if !c.ok && (got.rule != RuleOutsideRoots || strings.Contains(got.content, "secret")) {
+				t.Errorf("%v: rule %q content %q", c.args, got.rule, got.content)
 			}
 		})
 	}

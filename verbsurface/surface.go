@@ -89,11 +89,12 @@ type Options struct {
 	// are. Allow them only for roots nobody untrusted can write in.
 	AllowHardLinks bool
 	// Private are directories the server keeps to itself: its state home
-	// (a bearer token, the files configuring it, its stores). New fails,
-	// naming both, when one of them is a root, is inside a root or holds
-	// one: a caller could name the token as a prompt file and read it back,
-	// and a program handed a directory reads what is under it. A directory
-	// that does not exist yet is judged by where it would be.
+	// (a bearer token, the files configuring it, its stores), carved out
+	// of every root: a path argument under one of them is refused
+	// (outside_roots), and so is a directory argument that holds one (a
+	// program handed a directory reads what is under it). New fails,
+	// naming both, when a root is one of them or lies inside one. A
+	// directory that does not exist yet is judged by where it would be.
 	Private []string
 	// NoRootsHint completes the refusal of a path argument when Roots is
 	// empty, telling the caller how the operator enables file access
@@ -149,12 +150,14 @@ const DefaultTitle = "CLI request"
 // Surface answers the one tool's requests against a [Registry]. It is safe
 // for concurrent use.
 type Surface struct {
-	reg    *Registry
-	opts   Options
-	cache  projectionCache
-	roots  []string      // Options.Roots, real and sorted
-	spawns *spawnLimiter // nil: no rate limit
-	slots  *fifoSlots    // Options.MaxInFlight's; nil: no cap
+	reg   *Registry
+	opts  Options
+	cache projectionCache
+	roots []string // Options.Roots, real and sorted
+	// private are Options.Private, real: carved out of the roots.
+	private []string
+	spawns  *spawnLimiter // nil: no rate limit
+	slots   *fifoSlots    // Options.MaxInFlight's; nil: no cap
 	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
 	// random per surface, so a state is good only where it was issued.
 	confirmKey [32]byte
@@ -192,7 +195,8 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := privateOutsideRoots(roots, opts.Private); err != nil {
+	private, err := privateDirs(roots, opts.Private)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Runner == nil {
@@ -227,7 +231,7 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if opts.ConfirmWithin == 0 {
 		opts.ConfirmWithin = DefaultConfirmWithin
 	}
-	s := &Surface{reg: reg, opts: opts, roots: roots, slots: slots}
+	s := &Surface{reg: reg, opts: opts, roots: roots, private: private, slots: slots}
 	if _, err := rand.Read(s.confirmKey[:]); err != nil {
 		return nil, fmt.Errorf("verbsurface: New: a confirmation key: %w", err)
 	}

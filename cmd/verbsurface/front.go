@@ -181,8 +181,8 @@ func newFront(cfg *Config) (*front, error) {
 	var inRoot *verbsurface.PrivateInRootError
 	if errors.As(err, &inRoot) {
 		return nil, &ConfigError{File: cfg.file, Line: cfg.lineOf("roots"), Field: "roots", Msg: fmt.Sprintf(
-			"the root %s and %s, where serve keeps its HTTP token, overlap: a caller could name the token as a file; "+
-				"share directories that neither hold it nor lie inside it, or keep the token elsewhere (--token-file, $%s)", inRoot.Root, inRoot.Private, tokenEnv)}
+			"the root %s lies inside %s, where serve keeps its HTTP token: every file under it is the server's own; "+
+				"share directories outside it, or keep the token elsewhere (--token-file, $%s)", inRoot.Root, inRoot.Private, tokenEnv)}
 	}
 	if err != nil {
 		return nil, &ConfigError{File: cfg.file, Msg: err.Error()}

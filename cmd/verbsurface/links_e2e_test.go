@@ -169,8 +169,10 @@ func TestPolicyOnArrayPaths(t *testing.T) {
 
 // TestTokenNeverInsideARoot (LOW #16): a root holding the state directory
 // of a generated token, or the --token-file, would let a caller name the
-// token as a file and read it. serve refuses to start, naming both paths;
-// the same root with the token elsewhere serves.
+// token as a file and read it. Now the token (and a generated token's
+// directory) is carved out of the root: serve serves the root, and naming
+// the token, or a directory holding it, is outside_roots, the token never
+// in the answer.
 func TestTokenNeverInsideARoot(t *testing.T) {
 	f := newLinksFixture(t)
 	config := linksConfig(t, f)
@@ -180,24 +182,29 @@ func TestTokenNeverInsideARoot(t *testing.T) {
 	}
 	inRoot := filepath.Join(f.root, "state")
 	for _, c := range []struct {
-		name    string
-		env     []string
-		args    []string
-		private string
+		name string
+		env  []string
+		args []string
+		file string
 	}{
-		{"a generated token's directory inside the root", vsEnv(t, inRoot), []string{"--http", "127.0.0.1:0"}, filepath.Join(inRoot, "verbsurface", "links")},
+		{"a generated token's directory inside the root", vsEnv(t, inRoot), []string{"--http", "127.0.0.1:0"}, filepath.Join(inRoot, "verbsurface", "links", "token")},
 		{"a token file inside the root", vsEnv(t, t.TempDir()), []string{"--http", "127.0.0.1:0", "--token-file", token}, token},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			stderr := startRefused(t, c.env, append([]string{"-c", config}, c.args...)...)
-			for _, want := range []string{"roots", f.root, c.private, "--token-file"} {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("the refusal does not name %q:\n%s", want, stderr)
+			srv := serveHTTPBin(t, c.env, append([]string{"-c", config}, c.args...)...)
+			b, err := os.ReadFile(c.file)
+			if err != nil {
+				t.Fatalf("the token: %v\n%s", err, srv.log)
+			}
+			cl := httpClient(t, srv.url, strings.TrimSpace(string(b)))
+			for _, named := range []string{c.file, filepath.Dir(c.file)} {
+				r := cl.op(`{"op":"file.cat","args":{"path":` + strconv.Quote(named) + `}}`)
+				if code(r) != "invalid_args" || !strings.Contains(fmt.Sprint(r), "outside_roots") || strings.Contains(fmt.Sprint(r), strings.TrimSpace(string(b))) {
+					t.Errorf("file.cat %s: %v; want outside_roots and no token", named, r)
 				}
 			}
 		})
 	}
-	serveHTTPBin(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0")
 }
 
 // TestLinksLeavingRootsAreWarned (MED #4): files:[ROOT/proj] where

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,11 +42,12 @@ func startMCP(t *testing.T, e *env, dir, home string, args ...string) (int, stri
 // TestStateHomeNeverInsideARoot (LOW #16): with the home at <cwd>/state,
 // the default stdio root (the working directory) held the HTTP token,
 // providers.yaml and config.yaml, and prompt_file: <cwd>/state/mcp-token
-// returned the token through job.output. limcp mcp now refuses to start
-// whenever a root holds the home, is it, or lies inside it, or holds the
-// --token-file, naming both paths and the way out; a root beside the home
-// serves, as the README's first command does (the clone as the working
-// directory, the home in the user's state directory).
+// returned the token through job.output. Now the home (and a --token-file)
+// is carved out of every root: limcp mcp serves a root that holds it,
+// refuses every path under it and every directory argument that holds it,
+// and refuses to start with a root that is the home or lies inside it,
+// naming both. A stdio client started in the user's home directory (the
+// state home under it) keeps working, as the README's first command does.
 func TestStateHomeNeverInsideARoot(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -54,45 +56,61 @@ func TestStateHomeNeverInsideARoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, "state")
-	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte(strings.Repeat("t", 40)+"\n"), 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Join(home, "runs"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	elsewhere := t.TempDir()
+	code, stderr := startMCP(t, e, t.TempDir(), home, "--root", filepath.Join(home, "runs"))
+	if code == 0 || !strings.Contains(stderr, home) || !strings.Contains(stderr, filepath.Join(home, "runs")) {
+		t.Fatalf("a root inside the home: status %d; want a refusal naming both:\n%s", code, stderr)
+	}
 	for _, c := range []struct {
-		name, home string
-		args       []string
-		want       []string
+		name string
+		args []string
 	}{
-		{"the home inside the working directory", home, nil, []string{home, dir + " (the working directory", "--root", "LIMCP_HOME"}},
-		{"--root /", home, []string{"--root", "/"}, []string{home, "--root /"}},
-		{"--root holding the home", home, []string{"--root", dir}, []string{home, "--root " + dir}},
-		{"--root inside the home", dir, []string{"--root", home}, []string{"the state home " + dir, "holds", "--root " + home}},
-		{"over HTTP", home, []string{"--http", "127.0.0.1:0", "--root", dir}, []string{home, "--root " + dir}},
-		{"a --token-file inside a root", elsewhere, []string{"--http", "127.0.0.1:0", "--root", dir, "--token-file", token}, []string{"the token file " + token, "--root " + dir}},
+		{"the home inside the working directory", nil},
+		{"--root /", []string{"--root", "/"}},
+		{"--root holding the home", []string{"--root", dir}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			if err := os.MkdirAll(home, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			code, stderr := startMCP(t, e, dir, c.home, c.args...)
-			if code == 0 {
-				t.Fatalf("limcp mcp %v started with its home %s in reach:\n%s", c.args, c.home, stderr)
-			}
-			for _, want := range c.want {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("the refusal does not name %q:\n%s", want, stderr)
-				}
-			}
-		})
+		if code, stderr := startMCP(t, e, dir, home, c.args...); code != 0 {
+			t.Errorf("%s: status %d; the home is carved out, the server serves the rest:\n%s", c.name, code, stderr)
+		}
 	}
-	if code, stderr := startMCP(t, e, dir, elsewhere); code != 0 {
-		t.Fatalf("a home beside the working directory: status %d\n%s", code, stderr)
+
+	// A session started in dir, the home inside it: the rest of dir is
+	// served, the home is not.
+	secret := filepath.Join(home, "providers.yaml")
+	if err := os.WriteFile(secret, []byte("secret-provider-config\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	call := execLimcp(e, []string{"XDG_STATE_HOME=" + elsewhere}, "call", `{"help": true}`)
-	call.Dir = dir
-	if out, err := call.CombinedOutput(); err != nil || !strings.Contains(string(out), "agent.submit") {
-		t.Fatalf("limcp call '{\"help\": true}' with the home in the state directory: %v\n%s", err, out)
+	beside := filepath.Join(dir, "prompt.txt")
+	if err := os.WriteFile(beside, []byte("a prompt beside the home"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := execLimcp(e, []string{"LIMCP_HOME=" + home}, "mcp", "--no-notify")
+	cmd.Dir = dir
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := &mcpClient{t: t, cs: cs, home: home}
+	fp := c.help("agent.submit").SchemaFingerprint
+	for _, bad := range []map[string]any{
+		{"model": "echo", "prompt_file": secret},
+		{"model": "echo", "prompt_file": filepath.Join(dir, "x", "..", "state", "providers.yaml")},
+		{"model": "echo", "prompt": "p", "cwd": dir},
+		{"model": "echo", "prompt": "p", "cwd": home},
+	} {
+		o := c.fail("invalid_args", "agent.submit", bad, fp)
+		if strings.Contains(string(o.raw), "secret-provider-config") || !strings.Contains(string(o.raw), "outside_roots") {
+			t.Errorf("%v: %s", bad, o.raw)
+		}
+	}
+	var s submitted
+	c.must(&s, "agent.submit", map[string]any{"model": "echo", "prompt_file": beside}, fp)
+	if s.ID == "" {
+		t.Fatal("a prompt file beside the home was not served")
 	}
 }
 

@@ -172,17 +172,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		})
 		var inRoot *verbsurface.PrivateInRootError
 		if errors.As(err, &inRoot) {
-			which := "--root " + inRoot.Root
-			if len(roots) == 0 {
-				which = inRoot.Root + " (the working directory, a stdio server's root when no --root is given)"
-			}
-			rel := "is inside"
-			if !strings.HasPrefix(inRoot.Private+"/", inRoot.Root+"/") && inRoot.Root != "/" {
-				rel = "holds"
-			}
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "root", "root": inRoot.Root, "home": inRoot.Private},
-				"limcp mcp: %s %s a root callers may name files under, %s; "+
-					"give --root for the directories to share, none holding the home or the token nor inside them, or move the home (--home, $%s)", privateName(inRoot.Private, tokenFile), rel, which, HomeEnv)
+				"limcp mcp: the root --root %s lies inside %s, which the server keeps to itself (every file under it is the server's own); "+
+					"give --root for the directories to share, outside it, or move the home (--home, $%s)", inRoot.Root, privateName(inRoot.Private, tokenFile), HomeEnv)
 		}
 		if err != nil {
 			return machine.Errorf(machine.Internal, nil, "%v", err)
