@@ -21,7 +21,7 @@ import (
 // install` does for limcp (package clientconfig does the work). file is
 // the -c flag's value, which the caller registers.
 func newInstallCmd(file *string, stdout io.Writer) *cobra.Command {
-	var name, httpURL, tokenEnvName string
+	var name, httpURL, tokenEnvName, trustFolder string
 	var printOnly, force bool
 	c := &cobra.Command{
 		Use:   "install CLIENT -c FILE",
@@ -73,22 +73,32 @@ See docs/clients.md.`,
 				}
 				s.Command, s.Args = exe, []string{"serve", "-c", abs}
 			}
+			if trustFolder != "" {
+				if client.Name != "gemini" {
+					return errors.New("--trust-folder applies to gemini only")
+				}
+				if trustFolder, err = filepath.Abs(trustFolder); err != nil {
+					return err
+				}
+			}
+			opts := &clientconfig.Options{Force: force, Out: stdout, TrustFolder: trustFolder}
 			if printOnly {
-				text, err := client.Print(s, nil)
+				text, err := client.Print(s, opts)
 				if err != nil {
 					return err
 				}
 				_, err = fmt.Fprint(stdout, text)
 				return err
 			}
-			_, err = client.Install(cmd.Context(), s, &clientconfig.Options{Force: force, Out: stdout})
+			_, err = client.Install(cmd.Context(), s, opts)
 			return err
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "the name the client knows the server by (default: the configuration's name)")
 	c.Flags().BoolVar(&printOnly, "print", false, "print the command or configuration instead of applying it")
 	c.Flags().BoolVar(&force, "force", false, "replace a server of the same name the client already has")
-	c.Flags().StringVar(&httpURL, "http", "", "connect to a running `verbsurface serve --http` at this ADDR (as given to it) or URL")
+	c.Flags().StringVar(&httpURL, "http", "", "connect to a running \"verbsurface serve --http\" at this ADDR (as given to it) or URL")
+	c.Flags().StringVar(&trustFolder, "trust-folder", "", "gemini: also add this directory to Gemini CLI's trusted folders (folder trust is on by default: it runs servers only in folders it trusts)")
 	c.Flags().StringVar(&tokenEnvName, "token-env", tokenEnv, "with --http: the environment variable the client reads the bearer token from")
 	return c
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/internal/nodump"
+	"github.com/verbsurface/verbsurface/internal/requestlog"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
@@ -75,6 +76,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 
 	var tolerate bool
+	var logFormat string
 	var hf httpFlags
 	serve := &cobra.Command{
 		Use:   "serve -c FILE [--http ADDR]",
@@ -117,8 +119,22 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: buildinfo.Version()}, nil)
 			verbsurface.AddRequestTool(server, f.surface)
+			logger, closeLog, err := requestlog.Open(logFormat, stderr, os.Getenv)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			if logger != nil {
+				verbsurface.LogRequests(server, logger)
+			}
 			if hopts != nil {
 				return serveHTTP(c.Context(), f, server, &hf, hopts, os.Getenv, stderr)
+			}
+			if onTerminal(stdin) {
+				fmt.Fprintf(stderr, "verbsurface serve: this is an MCP server for a client to start; it speaks JSON-RPC on stdin/stdout, not for typing at.\n"+
+					"  verbsurface install claude -c %s    connect a client (also codex, gemini, cursor, vscode; --print shows the config)\n"+
+					"  verbsurface call -c %s '{\"help\": true}'    send one request from the shell\n"+
+					"Waiting for JSON-RPC on stdin; Ctrl-D or Ctrl-C stops.\n", file, file)
 			}
 			err = server.Run(c.Context(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -127,6 +143,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
+	serve.Flags().StringVar(&logFormat, "log", "off", "one line per MCP request on stderr: off, text or json ($VERBSURFACE_LOG_FILE adds a JSON-lines file)")
 	serve.Flags().BoolVar(&tolerate, "tolerate-unavailable", false, "serve even when some verbs cannot be offered (they answer unavailable_verb)")
 	hf.register(serve)
 
@@ -245,3 +262,15 @@ func plural(n int) string {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// onTerminal reports whether r is a terminal (a character device): a
+// person typed `verbsurface serve`, which would otherwise wait in silence.
+// (/dev/null is one too: the notice then goes to a stderr nobody minds.)
+func onTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

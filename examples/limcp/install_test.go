@@ -186,7 +186,7 @@ func TestMCPInstallConnectsEachClient(t *testing.T) {
 			switch client {
 			case "claude":
 				list := e.client(nil, "claude", "mcp", "list")
-				if want := "limcp: " + limcpBin + " mcp - ✓ Connected"; !strings.Contains(list, want) {
+				if want := "limcp: " + limcpBin + " mcp - ✔ Connected"; !strings.Contains(list, want) {
 					t.Fatalf("claude mcp list:\n%s\nwant %q", list, want)
 				}
 				entry := readJSONFile(t, filepath.Join(e.user, ".claude.json"), "mcpServers", "limcp")
@@ -246,7 +246,7 @@ func TestMCPInstallHTTP(t *testing.T) {
 			withToken := []string{"LIMCP_MCP_TOKEN=" + token}
 			switch client {
 			case "claude":
-				if list := e.client(withToken, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✓ Connected") {
+				if list := e.client(withToken, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✔ Connected") {
 					t.Fatalf("claude mcp list with the token:\n%s", list)
 				}
 				if list := e.client(nil, "claude", "mcp", "list"); !strings.Contains(list, "✗ Failed to connect") {
@@ -360,40 +360,5 @@ func TestMCPInstallPrint(t *testing.T) {
 	}
 	if files := filesHolding(t, e.user, ""); len(files) != 0 {
 		t.Errorf("--print wrote %v", files)
-	}
-}
-
-// TestInstallAgainstRealClients runs `limcp mcp install` with the real
-// claude, codex and gemini (those on PATH) in a throwaway home, and asks
-// each whether the server is there and connected. Only with
-// VERBSURFACE_TEST_REAL_AGENTS=1: these are the user's installs. (No
-// login is needed to add and list servers; VS Code's `code` is left out,
-// since it talks to a running editor.)
-func TestInstallAgainstRealClients(t *testing.T) {
-	clienttest.RequireRealAgents(t)
-	for _, client := range []string{"claude", "codex", "gemini"} {
-		t.Run(client, func(t *testing.T) {
-			path, err := exec.LookPath(client)
-			if err != nil {
-				t.Skipf("%s is not on PATH", client)
-			}
-			e := &clientEnv{env: newEnv(t), user: t.TempDir()}
-			e.extra = []string{"HOME=" + e.user, "CODEX_HOME=" + filepath.Join(e.user, ".codex"), "GEMINI_CLI_HOME=" + e.user}
-			if err := os.MkdirAll(filepath.Join(e.user, ".codex"), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if out, stderr, code := e.limcp("mcp", "install", client); code != 0 {
-				t.Fatalf("limcp mcp install %s: exit %d\n%s%s", client, code, out, stderr)
-			}
-			check := map[string][]string{"claude": {"mcp", "list"}, "codex": {"mcp", "get", "limcp", "--json"}, "gemini": {"mcp", "list"}}[client]
-			want := map[string]string{"claude": "✓ Connected", "codex": limcpBin, "gemini": "Connected"}[client]
-			cmd := exec.Command(path, check...)
-			cmd.Env = append(e.environ(), e.extra...)
-			cmd.Dir = e.user
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), want) {
-				t.Fatalf("%s %v: %v\n%s\nwant %q", client, check, err, out, want)
-			}
-		})
 	}
 }

@@ -21,7 +21,7 @@ import (
 // this limcp in one command (package clientconfig does the work). It is
 // not a verb: changing a person's client configuration is theirs to do.
 func (a *app) mcpInstallCmd() *cobra.Command {
-	var name, httpURL, tokenEnv string
+	var name, httpURL, tokenEnv, trustFolder string
 	var printOnly, force, readOnly bool
 	c := &cobra.Command{
 		Use:   "install CLIENT",
@@ -52,9 +52,10 @@ See docs/clients.md for every client's manual lines.`,
 	c.Flags().StringVar(&name, "name", "limcp", "the name the client knows the server by (letters, digits, - and _)")
 	c.Flags().BoolVar(&printOnly, "print", false, "print the command or configuration instead of applying it")
 	c.Flags().BoolVar(&force, "force", false, "replace a server of the same name the client already has")
-	c.Flags().StringVar(&httpURL, "http", "", "connect to a running `limcp mcp --http` at this ADDR (as given to it) or URL, instead of starting limcp mcp")
+	c.Flags().StringVar(&httpURL, "http", "", "connect to a running \"limcp mcp --http\" at this ADDR (as given to it) or URL, instead of starting limcp mcp")
 	c.Flags().StringVar(&tokenEnv, "token-env", server.TokenEnv, "with --http: the environment variable the client reads the bearer token from")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only (observe verbs only)")
+	c.Flags().StringVar(&trustFolder, "trust-folder", "", "gemini: also add this directory to Gemini CLI's trusted folders (folder trust is on by default: it runs servers only in folders it trusts)")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		client, err := clientconfig.Lookup(args[0])
 		if err != nil {
@@ -90,7 +91,15 @@ See docs/clients.md for every client's manual lines.`,
 			}
 			s.Env = map[string]string{HomeEnv: home}
 		}
-		return a.install(cmd.Context(), client, s, printOnly, force)
+		if trustFolder != "" {
+			if client.Name != "gemini" {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "trust-folder"}, "--trust-folder applies to gemini only")
+			}
+			if trustFolder, err = filepath.Abs(trustFolder); err != nil {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "trust-folder"}, "--trust-folder: %v", err)
+			}
+		}
+		return a.install(cmd.Context(), client, s, printOnly, force, trustFolder)
 	})
 	return c
 }
@@ -104,17 +113,17 @@ func serverURL(v string) string {
 	return "http://" + v + server.HTTPPath
 }
 
-func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clientconfig.Server, printOnly, force bool) error {
+func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clientconfig.Server, printOnly, force bool, trustFolder string) error {
 	data := map[string]any{"client": client.Name, "name": s.Name}
 	if printOnly {
-		text, err := client.Print(s, nil)
+		text, err := client.Print(s, &clientconfig.Options{TrustFolder: trustFolder})
 		if err != nil {
 			return installError(client, s, err)
 		}
 		data["print"] = text
 		return a.ok(data, func(w io.Writer) { fmt.Fprint(w, text) })
 	}
-	opts := &clientconfig.Options{Force: force}
+	opts := &clientconfig.Options{Force: force, TrustFolder: trustFolder}
 	if !a.json {
 		opts.Out = a.opts.Stdout // each step's line as it happens
 	}
@@ -140,6 +149,10 @@ func installError(client *clientconfig.Client, s *clientconfig.Server, err error
 	if errors.As(err, &clash) {
 		return machine.Errorf(machine.AlreadyExists, map[string]any{"name": s.Name, "client": client.Name, "scope": clash.Scope, "replaceable": clash.Replaceable},
 			"limcp mcp install %s: %v", client.Name, err)
+	}
+	var failed *clientconfig.ClientError
+	if errors.As(err, &failed) {
+		return machine.Errorf(machine.ClientFailed, map[string]any{"client": client.Name}, "limcp mcp install %s: %v", client.Name, err)
 	}
 	return machine.Errorf(machine.Internal, map[string]any{"client": client.Name}, "limcp mcp install %s: %v", client.Name, err)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/internal/clientconfig"
+	"github.com/verbsurface/verbsurface/internal/requestlog"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -31,7 +32,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	var maxSessions int
 	var bounds server.HTTPOptions // the connection and body bounds of --http
 	var limits server.Limits
-	var policyFile, auditFile string
+	var policyFile, auditFile, logFormat string
 	var auditArgs bool
 	var auditMaxBytes int64
 	var confirmWithin time.Duration
@@ -105,6 +106,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().BoolVar(&allowHardLinks, "allow-hard-links", false, "admit files with more than one name (hard links) under the roots; only for roots no untrusted process can write in")
 	c.Flags().StringVar(&policyFile, "policy", "", "enforce this policy file on every op (allow, ask the person, deny; see limcp policy check)")
 	c.Flags().DurationVar(&confirmWithin, "confirm-within", verbsurface.DefaultConfirmWithin, "how long the person has to answer a policy's ask before it expires")
+	c.Flags().StringVar(&logFormat, "log", "off", "one line per MCP request on stderr: off, text or json ($VERBSURFACE_LOG_FILE adds a JSON-lines file)")
 	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
 	c.Flags().BoolVar(&auditArgs, "audit-args", false, "write argument values to the audit too (prompts only as size and SHA-256)")
 	c.Flags().Int64Var(&auditMaxBytes, "audit-max-bytes", 0, "rotate the audit file past this size (default 64 MiB; -1: never)")
@@ -158,6 +160,14 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			return machine.Errorf(machine.Internal, nil, "%v", err)
 		}
 		defer srv.Close()
+		logger, closeLog, err := requestlog.Open(logFormat, a.opts.Stderr, a.opts.Getenv)
+		if err != nil {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "log"}, "limcp mcp: %v", err)
+		}
+		defer closeLog()
+		if logger != nil {
+			verbsurface.LogRequests(srv.MCPServer(), logger)
+		}
 		if httpAddr == "" {
 			stdioProcs(a.opts.Getenv)
 			a.emitted = true // stdout belongs to the MCP session now
