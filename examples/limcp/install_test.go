@@ -362,3 +362,13 @@ func TestMCPInstallPrint(t *testing.T) {
 		t.Errorf("--print wrote %v", files)
 	}
 }
+
+// TestMCPInstallUsageHasNoBackQuotes: pflag reads a back-quoted word in a
+// flag's usage as the value's name; --help shows "--http string", not a
+// command line in its place.
+func TestMCPInstallUsageHasNoBackQuotes(t *testing.T) {
+	out, _, code := newEnv(t).run("mcp", "install", "--help")
+	if code != 0 || !strings.Contains(out, "--http string") {
+		t.Errorf("limcp mcp install --help: exit %d\n%s\nwant --http string", code, out)
+	}
+}

@@ -288,7 +288,7 @@ func tokenExport(s *Server) string {
 // client to it: the export of s.TokenEnv from tokenFile (none when the
 // token came from the variable already), the install command (install is
 // the front's, "limcp mcp install", with CLIENT where the client's name
-// goes if not last), and the Claude Code line by hand, the
+// goes if not last), under the name s.Name-http, and the Claude Code line by hand, the
 // header quoted so that the shell passes ${VAR} through and the client
 // stores the reference, never the token. Each line is indented by two
 // spaces and ends in a newline.
@@ -301,8 +301,11 @@ func HTTPHint(install string, s *Server, tokenFile string) string {
 	if strings.Contains(install, "CLIENT") {
 		line = strings.Replace(install, "CLIENT", "claude", 1)
 	}
-	fmt.Fprintf(&b, "  %s --http %s    # or codex, gemini, cursor, vscode (docs/clients.md)\n", line, shellQuote(s.URL))
-	by := []string{"claude", "mcp", "add", s.Name, "--scope", "user", "--transport", "http", s.URL}
+	// Under a name of its own: the stdio server, installed first as a
+	// rule, has s.Name, and a second install under it is refused.
+	name := s.Name + "-http"
+	fmt.Fprintf(&b, "  %s --http %s --name %s    # or codex, gemini, cursor, vscode (docs/clients.md)\n", line, shellQuote(s.URL), name)
+	by := []string{"claude", "mcp", "add", name, "--scope", "user", "--transport", "http", s.URL}
 	if s.TokenEnv != "" {
 		by = append(by, "--header", "Authorization: Bearer ${"+s.TokenEnv+"}")
 	}
