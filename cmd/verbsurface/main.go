@@ -244,7 +244,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 
-	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
+	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout), newDoctorCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}

@@ -180,8 +180,8 @@ func TestMCPInstallConnectsEachClient(t *testing.T) {
 				t.Fatalf("limcp mcp install %s: exit %d\n%s%s", client, code, out, stderr)
 			}
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) != 2 || !strings.Contains(lines[len(lines)-1], "check it with") {
-				t.Errorf("output %q; want one line for the step, one for the check", lines)
+			if len(lines) != 3 || !strings.Contains(lines[1], "check it with") || !strings.Contains(lines[2], `a client will see the one tool "request"`) {
+				t.Errorf("output %q; want one line for the step, one naming the client's check, one with install's own", lines)
 			}
 			switch client {
 			case "claude":

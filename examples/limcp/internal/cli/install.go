@@ -62,34 +62,9 @@ See docs/clients.md for every client's manual lines.`,
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "client", "client": args[0]},
 				"limcp mcp install %s: no such client; choose one of %s", args[0], strings.Join(clientconfig.Names(), ", "))
 		}
-		home, err := a.resolvedHome()
+		s, err := a.installedServer(cmd, name, httpURL, tokenEnv, readOnly)
 		if err != nil {
 			return err
-		}
-		s := &clientconfig.Server{Name: name}
-		if httpURL != "" {
-			if readOnly {
-				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "read-only"},
-					"--read-only with --http: the HTTP server's flags are its own; start it with `limcp mcp --http ADDR --read-only`")
-			}
-			s.URL = serverURL(httpURL)
-			s.TokenEnv = tokenEnv
-			s.TokenHint = "`limcp mcp --http` keeps a generated one in " + filepath.Join(home, server.TokenFileName)
-		} else {
-			if cmd.Flags().Changed("token-env") {
-				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-env"}, "--token-env applies to --http only")
-			}
-			exe := a.opts.Executable
-			if exe == "" {
-				if exe, err = os.Executable(); err != nil {
-					return machine.Errorf(machine.Internal, nil, "cannot find the limcp executable for the client to start: %v", err)
-				}
-			}
-			s.Command, s.Args = exe, []string{"mcp"}
-			if readOnly {
-				s.Args = append(s.Args, "--read-only")
-			}
-			s.Env = map[string]string{HomeEnv: home}
 		}
 		if trustFolder != "" {
 			if client.Name != "gemini" {
@@ -100,6 +75,76 @@ See docs/clients.md for every client's manual lines.`,
 			}
 		}
 		return a.install(cmd.Context(), client, s, printOnly, force, trustFolder)
+	})
+	return c
+}
+
+// installedServer is the server `limcp mcp install` gives a client, and
+// `limcp mcp doctor` checks: this executable's `mcp` with LIMCP_HOME set,
+// or the running HTTP server at httpURL with the token from $tokenEnv.
+func (a *app) installedServer(cmd *cobra.Command, name, httpURL, tokenEnv string, readOnly bool) (*clientconfig.Server, error) {
+	home, err := a.resolvedHome()
+	if err != nil {
+		return nil, err
+	}
+	s := &clientconfig.Server{Name: name}
+	if httpURL != "" {
+		if readOnly {
+			return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "read-only"},
+				"--read-only with --http: the HTTP server's flags are its own; start it with `limcp mcp --http ADDR --read-only`")
+		}
+		s.URL = serverURL(httpURL)
+		s.TokenEnv = tokenEnv
+		s.TokenHint = "`limcp mcp --http` keeps a generated one in " + filepath.Join(home, server.TokenFileName)
+		return s, nil
+	}
+	if cmd.Flags().Changed("token-env") {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-env"}, "--token-env applies to --http only")
+	}
+	exe := a.opts.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, machine.Errorf(machine.Internal, nil, "cannot find the limcp executable for the client to start: %v", err)
+		}
+	}
+	s.Command, s.Args = exe, []string{"mcp"}
+	if readOnly {
+		s.Args = append(s.Args, "--read-only")
+	}
+	s.Env = map[string]string{HomeEnv: home}
+	return s, nil
+}
+
+// mcpDoctorCmd is `limcp mcp doctor`: the check `limcp mcp install` ends
+// with, alone: start the server as a client would, or reach the running
+// one, and say whether a client will see the tool.
+func (a *app) mcpDoctorCmd() *cobra.Command {
+	var httpURL, tokenEnv string
+	var readOnly bool
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "start limcp mcp as a client would (or reach --http URL) and say whether a client will see the tool",
+		Long: `Start "limcp mcp" as "limcp mcp install" has a client start it (this
+executable, LIMCP_HOME set to this state home), or reach a running
+"limcp mcp --http" at --http ADDR|URL with the token from $` + server.TokenEnv + `
+(--token-env VAR), and do what a client does first: initialize, then
+tools/list. One line says whether a client will see the one tool
+"request", or why not; the exit status is 1 when it will not.`,
+		Args: cobra.NoArgs,
+	}
+	c.Flags().StringVar(&httpURL, "http", "", "check a running \"limcp mcp --http\" at this ADDR or URL instead")
+	c.Flags().StringVar(&tokenEnv, "token-env", server.TokenEnv, "with --http: the environment variable holding the bearer token")
+	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only, as install --read-only has it started")
+	c.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
+		s, err := a.installedServer(cmd, "limcp", httpURL, tokenEnv, readOnly)
+		if err != nil {
+			return err
+		}
+		line, err := clientconfig.Check(cmd.Context(), s, os.Environ())
+		if err != nil {
+			return machine.Errorf(machine.ClientFailed, map[string]any{"check": line}, "limcp mcp doctor: %s", line)
+		}
+		return a.ok(map[string]any{"check": line}, func(w io.Writer) { fmt.Fprintln(w, line) })
 	})
 	return c
 }
@@ -137,7 +182,12 @@ func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clien
 		return installError(client, s, err)
 	}
 	data["lines"] = lines
-	return a.ok(data, nil)
+	// What the client will do first, done here: start or reach the server
+	// as configured. A failure is reported, not an error: the client's
+	// configuration is written, and the line says what stands in the way.
+	check, err := clientconfig.Check(ctx, s, os.Environ())
+	data["check"], data["sees_tool"] = check, err == nil
+	return a.ok(data, func(w io.Writer) { fmt.Fprintln(w, check) })
 }
 
 func installError(client *clientconfig.Client, s *clientconfig.Server, err error) error {

@@ -233,7 +233,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		}
 		return nil
 	})
-	c.AddCommand(a.mcpInstallCmd())
+	c.AddCommand(a.mcpInstallCmd(), a.mcpDoctorCmd())
 	return c
 }
 
