@@ -77,6 +77,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	var tolerate bool
 	var logFormat string
+	var af auditFlags
 	var hf httpFlags
 	serve := &cobra.Command{
 		Use:   "serve -c FILE [--http ADDR]",
@@ -117,6 +118,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 					return exitError(1)
 				}
 			}
+			audit, err := af.open(f, stderr)
+			if err != nil {
+				return err
+			}
+			if audit != nil {
+				defer audit.Close()
+			}
 			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: buildinfo.Version()}, nil)
 			verbsurface.AddRequestTool(server, f.surface)
 			logger, closeLog, err := requestlog.Open(logFormat, stderr, os.Getenv)
@@ -146,6 +154,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	serve.Flags().StringVar(&logFormat, "log", "off", "one line per MCP request on stderr: off, text or json ($VERBSURFACE_LOG_FILE adds a JSON-lines file)")
 	serve.Flags().BoolVar(&tolerate, "tolerate-unavailable", false, "serve even when some verbs cannot be offered (they answer unavailable_verb)")
 	hf.register(serve)
+	af.register(serve)
 
 	call := &cobra.Command{
 		Use:   "call -c FILE REQUEST",
