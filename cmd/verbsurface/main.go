@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/internal/metrics"
 	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/internal/requestlog"
 	"github.com/verbsurface/verbsurface/projector"
@@ -76,7 +77,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 
 	var tolerate bool
-	var logFormat string
+	var logFormat, metricsAddr string
 	var af auditFlags
 	var hf httpFlags
 	serve := &cobra.Command{
@@ -135,6 +136,16 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if logger != nil {
 				verbsurface.LogRequests(server, logger)
 			}
+			if metricsAddr != "" {
+				m := metrics.New()
+				f.opHooks = append(f.opHooks, m.OnOp)
+				m.Observe(server)
+				addr, _, err := m.Serve(c.Context(), metricsAddr)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "verbsurface serve: metrics at http://%s/metrics\n", addr)
+			}
 			if hopts != nil {
 				return serveHTTP(c.Context(), f, server, &hf, hopts, os.Getenv, stderr)
 			}
@@ -151,6 +162,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
+	serve.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics, on this loopback address of its own")
 	serve.Flags().StringVar(&logFormat, "log", "off", "one line per MCP request on stderr: off, text or json ($VERBSURFACE_LOG_FILE adds a JSON-lines file)")
 	serve.Flags().BoolVar(&tolerate, "tolerate-unavailable", false, "serve even when some verbs cannot be offered (they answer unavailable_verb)")
 	hf.register(serve)

@@ -124,6 +124,9 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 	if s.live != nil && rec.Class == verbsurface.ClassSpawn && rec.Decision != "" {
 		s.live.release()
 	}
+	if s.opts.OnOp != nil {
+		s.opts.OnOp(ctx, rec)
+	}
 	if s.opts.Audit == nil {
 		return
 	}
