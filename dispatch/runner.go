@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -444,3 +445,25 @@ var devNull = sync.OnceValue(func() *os.File {
 	}
 	return f
 })
+
+// Plan says what the runner would give a command, without running one: its
+// working directory (the server's own when none was set), the names of
+// the environment variables it passes (never their values), and its
+// output mode ("envelope" for the machine-result contract). A dry run
+// shows it.
+func (r *Runner) Plan() (dir string, envNames []string, output string) {
+	dir = r.dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	envNames = make([]string, 0, len(r.env))
+	for _, kv := range r.env {
+		name, _, _ := strings.Cut(kv, "=")
+		envNames = append(envNames, name)
+	}
+	output = string(r.output)
+	if output == "" {
+		output = string(OutputEnvelope)
+	}
+	return dir, envNames, output
+}

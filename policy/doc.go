@@ -56,6 +56,11 @@
 // path under a root exists even where a rule would deny it: a policy is no
 // way to hide files under a root; leave them out of the roots.
 //
+// A condition that tests one value (in, not_in, pattern) on an array
+// parameter, a linter's list of files, judges each element as if it were
+// the op's only value, and the op gets the most restrictive decision: one
+// file under prod denies the op (see [Policy.Evaluate]).
+//
 // A client's hook ([Hook], [EvalEnvelope]) sees only what the caller sent,
 // before the server has opened anything: there a path condition judges the
 // caller's string and can be bypassed by another spelling. The server's

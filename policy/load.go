@@ -87,7 +87,8 @@ func readBounded(f *os.File, filename string) ([]byte, error) {
 //	    verbs: ["job.*"]       # names, synonyms or globs; required
 //	    when:                  # optional; every condition must hold
 //	      count: {min: 9}      # min, max (numbers), min_items, max_items
-//	                           # (array length), in, not_in, pattern
+//	                           # (array length), in, not_in, pattern (one
+//	                           # value, or each element of an array)
 //	    decision: allow        # allow | ask | deny; required
 //	    reason: "..."          # shown to the caller and the person
 //
@@ -96,7 +97,7 @@ func readBounded(f *os.File, filename string) ([]byte, error) {
 // decision not allow, ask or deny; a rule without verbs; a verb pattern
 // that matches no verb of verbs (a name the surface no longer has); a
 // condition on a parameter that one of the rule's verbs does not have, or
-// of a kind its type cannot hold (min on a string, pattern on an array); a
+// of a kind its type cannot hold (min on a string, min_items on a number); a
 // pattern that does not compile; negative limits. A policy that no longer
 // matches the surface fails here, at start, not open later.
 func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
@@ -123,7 +124,7 @@ func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 		return nil, where(lines.key("version"), "version: must be 1, got %d", f.Version)
 	}
 	p := &Policy{File: name, Limits: f.Limits, defaultDecision: Deny, defaultReason: f.Reason,
-		verbs: map[string]*Verb{}, byVerb: map[string][]int{}}
+		verbs: map[string]*Verb{}, byVerb: map[string][]int{}, elementwise: map[string][]string{}}
 	if f.Default != "" {
 		if !validDecision(f.Default) {
 			return nil, where(lines.key("default"), "default: %q is not allow, ask or deny", f.Default)
@@ -189,6 +190,14 @@ func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 				return nil, where(line, "rule %s: when: %s: %v", rname, param, err)
 			}
 			r.conds = append(r.conds, c)
+			if c.in != nil || c.notIn != nil || c.pattern != nil {
+				for _, v := range matched {
+					if v.Params[param] == "array" && !slices.Contains(p.elementwise[v.Name], param) {
+						p.elementwise[v.Name] = append(p.elementwise[v.Name], param)
+						slices.Sort(p.elementwise[v.Name])
+					}
+				}
+			}
 		}
 		p.rules = append(p.rules, r)
 		for _, v := range matched {
@@ -232,8 +241,6 @@ func compileCond(param string, cs condSpec, verbs []*Verb) (cond, error) {
 			return c, fmt.Errorf("min and max test numbers, but %s's %q is %s", v.Name, param, typ)
 		case items && typ != "array":
 			return c, fmt.Errorf("min_items and max_items test arrays, but %s's %q is %s", v.Name, param, typ)
-		case scalar && typ == "array":
-			return c, fmt.Errorf("in, not_in and pattern test one value, but %s's %q is an array", v.Name, param)
 		}
 	}
 	var err error

@@ -91,7 +91,18 @@ type Policy struct {
 	// match it, in file order: matching a name against globs is done once,
 	// at load, so evaluation does no glob work at all.
 	byVerb map[string][]int
+	// elementwise holds, per verb name, its array parameters (sorted) that
+	// some rule tests with in, not_in or pattern: those are judged element
+	// by element (see [Policy.Evaluate]).
+	elementwise map[string][]string
 }
+
+// MaxCombinations bounds the evaluations of one op whose rules test the
+// elements of two or more array arguments: each combination of one
+// element from each is judged, and an op with more combinations than
+// this is denied, saying so. An op with one such array is judged once per
+// distinct element, whatever its length.
+const MaxCombinations = 4096
 
 type rule struct {
 	name     string
@@ -123,18 +134,96 @@ type cond struct {
 // policy does not know (neither a verb nor a synonym it was loaded with)
 // is always denied, whatever the default says: a policy never opens to a
 // name it could not check.
+//
+// An array argument that a rule tests with in, not_in or pattern (a
+// linter's list of files) is judged element by element: the op is judged
+// once for each element, as if that element were the argument's only
+// value (min_items and max_items still see the whole array), and the most
+// restrictive of those decisions is the op's, the first rule to reach it
+// naming it. So one element a deny rule matches denies the op, and an
+// allow rule admits the op only if it admits every element. With two or
+// more such arrays every combination of their elements is judged, at most
+// [MaxCombinations] of them. An empty array is an absent argument: no
+// condition on it holds.
 func (p *Policy) Evaluate(verb string, args map[string]any) Decision {
 	v := p.verbs[verb]
 	if v == nil {
 		return Decision{Decision: Deny, Rule: RuleDefault, Reason: fmt.Sprintf("%s is not a verb this policy was checked against", quoteShort(verb))}
 	}
+	var params []string
+	var lists [][]any
+	combos := 1
+	for _, param := range p.elementwise[v.Name] {
+		a, _ := args[param].([]any)
+		if len(a) == 0 {
+			continue
+		}
+		a = distinct(a)
+		params, lists = append(params, param), append(lists, a)
+		if combos *= len(a); len(lists) > 1 && combos > MaxCombinations {
+			return Decision{Decision: Deny, Rule: RuleDefault, Reason: fmt.Sprintf(
+				"the policy judges each combination of the elements of %s, and this op has more than %d; send fewer values per op",
+				strings.Join(params, ", "), MaxCombinations)}
+		}
+	}
+	if len(lists) == 0 {
+		return p.evaluateOne(v, args, nil)
+	}
+	elems := make(map[string]any, len(lists))
+	idx := make([]int, len(lists))
+	var worst Decision
+	for first := true; ; first = false {
+		for i, param := range params {
+			elems[param] = lists[i][idx[i]]
+		}
+		d := p.evaluateOne(v, args, elems)
+		if first || restrictiveness(d.Decision) > restrictiveness(worst.Decision) {
+			worst = d
+		}
+		if worst.Decision == Deny {
+			return worst
+		}
+		// The next combination, the last array fastest.
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			if idx[i]++; idx[i] < len(lists[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return worst
+		}
+	}
+}
+
+// evaluateOne is Evaluate for one op, elems holding the element each
+// elementwise array argument is judged as.
+func (p *Policy) evaluateOne(v *Verb, args, elems map[string]any) Decision {
 	for _, i := range p.byVerb[v.Name] {
 		r := &p.rules[i]
-		if r.holds(args) {
+		if r.holds(args, elems) {
 			return Decision{Decision: r.decision, Rule: r.name, Reason: r.reason}
 		}
 	}
 	return Decision{Decision: p.defaultDecision, Rule: RuleDefault, Reason: p.defaultReason}
+}
+
+// distinct is a without repeated scalars (by their canonical text), so a
+// long list of one value is judged once; anything else is kept.
+func distinct(a []any) []any {
+	seen := make(map[string]bool, len(a))
+	out := make([]any, 0, len(a))
+	for _, e := range a {
+		if s, ok := text(e); ok {
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Decide is [Policy.Evaluate] in the shape verbsurface.Options.Decide
@@ -153,16 +242,19 @@ func (p *Policy) Canonical(name string) (string, bool) {
 	return "", false
 }
 
-func (r *rule) holds(args map[string]any) bool {
+func (r *rule) holds(args, elems map[string]any) bool {
 	for i := range r.conds {
-		if !r.conds[i].holds(args) {
+		if !r.conds[i].holds(args, elems) {
 			return false
 		}
 	}
 	return true
 }
 
-func (c *cond) holds(args map[string]any) bool {
+// holds reports whether the condition holds for args; in, not_in and
+// pattern test elems[c.param] instead when it is set (one element of an
+// array argument).
+func (c *cond) holds(args, elems map[string]any) bool {
 	v, ok := args[c.param]
 	if !ok || v == nil {
 		return false
@@ -186,6 +278,9 @@ func (c *cond) holds(args map[string]any) bool {
 		}
 	}
 	if c.in != nil || c.notIn != nil || c.pattern != nil {
+		if e, ok := elems[c.param]; ok {
+			v = e
+		}
 		s, ok := text(v)
 		if !ok {
 			return false

@@ -33,6 +33,84 @@ func mustParse(t testing.TB, text string) *Policy {
 
 func num(s string) json.Number { return json.Number(s) }
 
+// TestEvaluateArrayElements: in, not_in and pattern on an array argument
+// (a linter's files) judge each element as if it were the only value, and
+// the op gets the most restrictive decision: one element a deny rule
+// matches denies, an allow rule admits only when it admits every element,
+// an earlier ask for one element does not hide a later deny for another.
+func TestEvaluateArrayElements(t *testing.T) {
+	verbs := []Verb{{Name: "lint", Class: "observe", Params: map[string]string{"files": "array", "rules": "array", "strict": "boolean"}}}
+	p, err := Parse("test.yaml", []byte(`
+version: 1
+default: deny
+rules:
+  - name: scratch-asks
+    verbs: [lint]
+    when: {files: {pattern: "^/srv/scratch/"}}
+    decision: ask
+  - name: not-prod
+    verbs: [lint]
+    when: {files: {pattern: "^/srv/prod(/|$)"}}
+    decision: deny
+    reason: prod is off limits
+  - name: no-secret-rule
+    verbs: [lint]
+    when: {files: {pattern: "^/srv/dev/"}, rules: {in: [secrets]}}
+    decision: deny
+  - name: few-files
+    verbs: [lint]
+    when: {files: {pattern: "^/srv/", max_items: 3}}
+    decision: allow
+  - name: dev-only
+    verbs: [lint]
+    when: {files: {pattern: "^/srv/dev/"}}
+    decision: allow
+`), verbs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := []any{}
+	for range 5 {
+		many = append(many, "/srv/dev/a")
+	}
+	for _, tc := range []struct {
+		name     string
+		args     map[string]any
+		decision string
+		rule     string
+	}{
+		{"one element in prod denies", map[string]any{"files": []any{"/srv/dev/a", "/srv/prod/b"}}, Deny, "not-prod"},
+		{"prod first or last, the same", map[string]any{"files": []any{"/srv/prod", "/srv/dev/a"}}, Deny, "not-prod"},
+		{"an earlier ask does not hide a deny", map[string]any{"files": []any{"/srv/scratch/x", "/srv/prod/b"}}, Deny, "not-prod"},
+		{"ask for one element, allow for the rest: ask", map[string]any{"files": []any{"/srv/scratch/x", "/srv/dev/a"}}, Ask, "scratch-asks"},
+		{"every element allowed", map[string]any{"files": []any{"/srv/dev/a", "/srv/dev/b"}}, Allow, "few-files"},
+		{"max_items sees the whole array", map[string]any{"files": many}, Allow, "dev-only"},
+		{"an element no rule admits falls to the default", map[string]any{"files": []any{"/srv/dev/a", "/etc/passwd"}}, Deny, RuleDefault},
+		{"two arrays: one combination denies", map[string]any{"files": []any{"/srv/other/a", "/srv/dev/b"}, "rules": []any{"style", "secrets"}}, Deny, "no-secret-rule"},
+		{"two arrays: no combination denies", map[string]any{"files": []any{"/srv/dev/b"}, "rules": []any{"style"}}, Allow, "few-files"},
+		{"an empty array is absent", map[string]any{"files": []any{}}, Deny, RuleDefault},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := p.Evaluate("lint", tc.args)
+			if d.Decision != tc.decision || d.Rule != tc.rule {
+				t.Fatalf("Evaluate(lint, %v) = %+v, want %s by %s", tc.args, d, tc.decision, tc.rule)
+			}
+		})
+	}
+
+	var files, rules []any
+	for i := range 100 {
+		files = append(files, fmt.Sprintf("/srv/dev/%d", i))
+		rules = append(rules, fmt.Sprintf("r%d", i))
+	}
+	if d := p.Evaluate("lint", map[string]any{"files": files, "rules": rules}); d.Decision != Deny || !strings.Contains(d.Reason, "more than 4096") {
+		t.Fatalf("10,000 combinations: %+v; want deny naming the bound", d)
+	}
+	if d := p.Evaluate("lint", map[string]any{"files": files}); d.Decision != Allow {
+		t.Fatalf("100 files in dev: %+v", d)
+	}
+}
+
 func TestEvaluateRuleKinds(t *testing.T) {
 	p := mustParse(t, `
 version: 1
@@ -151,7 +229,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown parameter", "version: 1\nrules:\n  - verbs: [job.list]\n    when: {limt: {max: 3}}\n    decision: allow\n", `rule rules[0]: when: limt: verb job.list has no parameter "limt"`},
 		{"parameter missing from one glob match", "version: 1\nrules:\n  - verbs: [\"*.submit\"]\n    when: {n: {max: 3}}\n    decision: allow\n", `verb agent.submit has no parameter "n"`},
 		{"min on a string", "version: 1\nrules:\n  - verbs: [agent.submit]\n    when: {model: {min: 3}}\n    decision: allow\n", "min and max test numbers"},
-		{"pattern on an array", "version: 1\nrules:\n  - verbs: [agent.submit]\n    when: {tags: {pattern: x}}\n    decision: allow\n", "is an array"},
+		{"min_items on a number", "version: 1\nrules:\n  - verbs: [fanout.submit]\n    when: {n: {min_items: 3}}\n    decision: allow\n", "min_items and max_items test arrays"},
 		{"max_items on a string", "version: 1\nrules:\n  - verbs: [agent.submit]\n    when: {model: {max_items: 3}}\n    decision: allow\n", "min_items and max_items test arrays"},
 		{"empty condition", "version: 1\nrules:\n  - verbs: [agent.submit]\n    when: {model: {}}\n    decision: allow\n", "no condition given"},
 		{"bad pattern", "version: 1\nrules:\n  - verbs: [job.kill]\n    when: {id: {pattern: \"(\"}}\n    decision: allow\n", "pattern: error parsing regexp"},

@@ -152,6 +152,16 @@
 //     as no value, even glued by "=": the adapter's schema excludes such
 //     values (see fromclick).
 //
+// Dialect optparse (Python optparse, whose parser click's derives from)
+// renders as dialect click does: a short option and its value as two
+// words, N values as N words after the option.
+//
+// Dialect clap (Rust clap, read from its help by fromclap) renders as
+// dialect argparse does for what a help reader offers (flags, counts,
+// options of one value, positionals): --flag=value for a long option,
+// -f=value for a short-only one (clap drops the "="), a flag's false as
+// nothing.
+//
 // RenderArgv re-checks every value against the very constraints [Project]
 // emitted, and refuses with an [*ArgError] rather than render anything
 // doubtful, so a bug in a validator upstream cannot put a caller value where

@@ -18,6 +18,12 @@ const (
 	// commands). Added after the first two; see the package documentation
 	// (Rendering) for how it differs.
 	DialectClick Dialect = "click"
+	// DialectOptparse is Python optparse, whose parser click's own was
+	// derived from: it renders as click does (Rendering).
+	DialectOptparse Dialect = "optparse"
+	// DialectClap is Rust clap, read from its help: it renders as
+	// argparse does for the arities a help reader offers (Rendering).
+	DialectClap Dialect = "clap"
 )
 
 // Tree is a CLI's whole parser.

@@ -20,7 +20,7 @@ import (
 // [*ArgError] instead of rendering anything doubtful; an unrepresentable
 // command yields an [*UnavailableError]. On error the argv is nil.
 func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) {
-	if d != DialectPflag && d != DialectArgparse && d != DialectClick {
+	if d != DialectPflag && d != DialectArgparse && d != DialectClick && d != DialectOptparse && d != DialectClap {
 		return nil, fmt.Errorf("projector: unknown dialect %q", d)
 	}
 	rules, err := commandRules(cmd)
@@ -345,8 +345,8 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error) {
 	out := []string{opt}
 	switch d {
-	case DialectClick:
-		// click takes an option's N values as the next N words,
+	case DialectClick, DialectOptparse:
+		// click (as optparse) takes an option's N values as the next N words,
 		// whatever they look like.
 		for i, item := range items {
 			e := p
@@ -382,7 +382,7 @@ func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error
 // consumes as that value (an option whose value may be omitted excepted:
 // its schema keeps values from looking like an option).
 func clickGlue(d Dialect, opt, value string) []string {
-	if d == DialectClick && len(opt) == 2 {
+	if (d == DialectClick || d == DialectOptparse) && len(opt) == 2 {
 		return []string{opt, value}
 	}
 	return []string{opt + "=" + value}

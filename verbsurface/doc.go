@@ -231,7 +231,16 @@
 // to learn; a policy is no way to hide a file under a root.) A preparer
 // reads the very file that was checked through [OpenConfined]
 // (dispatch.PromptSnapshots.Open and dispatch.FileSnapshots.Open take it),
-// so a swap between the check and the read changes nothing.
+// so a swap between the check and the read changes nothing. The file a
+// write names may be a symlink whose target does not exist yet: the
+// target is what the program would create, so the link is followed (at
+// most 8 links) and its target confined and judged in its place. Every use
+// that can name a regular file (read, read_or_dir, the file a write
+// replaces) refuses hard links.
+//
+// Options.Private names what no root may reach (a front's state home, its
+// token file): New fails with a [PrivateInRootError] when a root is one of
+// them, holds one or lies inside one.
 //
 // What confinement does not do: a dir or write argument is passed on as a
 // real path, and the CLI opens it again by that name later, so a process
@@ -241,7 +250,11 @@
 // A device inside a root (a root of "/" holds /dev) is opened, non-blocking
 // and read-only, before it is refused. Roots are resolved once, at New.
 // Hard links are told apart only where the platform reports a link count
-// (every Unix; not Windows).
+// (every Unix; not Windows). A dir or read_or_dir argument hands the
+// program a directory, and the program follows every link it meets under
+// it, out of the roots too, and reads files with two names:
+// [Surface.RootLinks] finds the symlinks under the roots that leave them
+// (bounded), so a front can warn its operator.
 //
 // # Stored commands
 //

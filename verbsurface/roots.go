@@ -65,6 +65,58 @@ func resolveRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
+// PrivateInRootError is [New]'s error when a root and one of
+// Options.Private overlap. Root and Private are real paths.
+type PrivateInRootError struct {
+	Root, Private string
+}
+
+func (e *PrivateInRootError) Error() string {
+	rel := "holds"
+	if within(e.Root, e.Private) {
+		rel = "lies inside"
+	}
+	return fmt.Sprintf("verbsurface: New: the root %s %s %s, which the server keeps private (its state: a token, its configuration), "+
+		"so a caller could name its files; choose roots that neither hold it nor lie inside it, or keep it elsewhere", e.Root, rel, e.Private)
+}
+
+// privateOutsideRoots fails when a private directory and a root overlap:
+// the directory is a root, lies under one, or holds one. Both are compared
+// as real paths; a private directory that does not exist yet is the real
+// path of its nearest existing parent with the rest of its name.
+func privateOutsideRoots(roots, private []string) error {
+	for _, p := range private {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("verbsurface: New: private directory %q is not an absolute path", p)
+		}
+		real := realPathOf(p)
+		for _, r := range roots {
+			if within(real, r) || within(r, real) {
+				return &PrivateInRootError{Root: r, Private: real}
+			}
+		}
+	}
+	return nil
+}
+
+// realPathOf is p's real path, as far as p exists: the real path of its
+// nearest existing ancestor, with the rest of p's elements after it.
+func realPathOf(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
 // below is given's path below root, as os.Root must resolve it: given's
 // elements after root's, ".." kept, since os.Root resolves ".." against
 // the real tree (a ".." after a symlink is not the lexical parent).
@@ -289,17 +341,29 @@ func closeConfined(files []confinedFile) {
 //     unusable_path, and nothing was read.
 //  7. A regular file with more than one name (a hard link) is
 //     outside_roots unless Options.AllowHardLinks: its other name may lie
-//     outside every root, and nothing tells where it is.
+//     outside every root, and nothing tells where it is. This holds for
+//     every use that can name a regular file: read, read_or_dir, and the
+//     existing file a write replaces.
 //
 // A write parameter checks its parent directory this way; its file need
-// not exist, and if it does it must be a regular file inside the root.
+// not exist, and if it does it must be a regular file inside the root. A
+// file that is a symlink is followed to its target even when the target
+// does not exist yet (a dangling link): the program would create the
+// target, so the target is what is confined, judged by policy and shown
+// to the person, through steps 3 to 7 again. At most maxLinkHops links
+// are followed.
 func (s *Surface) confinePath(param, given string, use projector.PathUse) (string, *os.File, *Problem) {
-	return s.confineOnce(param, given, use, false)
+	return s.confineOnce(param, given, use, 0)
 }
 
-// confineOnce is confinePath; resolved says given is already the
-// resolution of an absolute symlink, which is not resolved again.
-func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolved bool) (string, *os.File, *Problem) {
+// maxLinkHops bounds the symlinks confinePath follows itself (absolute
+// links os.Root refuses, and a write's dangling leaf), so a loop of links
+// ends in a refusal.
+const maxLinkHops = 8
+
+// confineOnce is confinePath; hops counts the links already followed to
+// reach given.
+func (s *Surface) confineOnce(param, given string, use projector.PathUse, hops int) (string, *os.File, *Problem) {
 	outside := func(reason string) (string, *os.File, *Problem) {
 		return "", nil, &Problem{Param: param, Rule: RuleOutsideRoots, Reason: reason}
 	}
@@ -360,13 +424,18 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		// its target through the root that holds it, which is confined
 		// and checked like any other open: a swap in between can only make
 		// that open fail.
-		if isEscape(err) && !resolved {
-			if target, rerr := filepath.EvalSymlinks(clean); rerr == nil && target != clean {
-				real, f, prob := s.confineOnce(param, target, use, true)
-				if prob != nil {
-					prob.Reason = strings.Replace(prob.Reason, short(target), short(given), 1)
+		if isEscape(err) && hops < maxLinkHops {
+			// A write names its directory here; its file is resolved
+			// below, once the directory is opened.
+			p := clean
+			if use == projector.PathUseWrite {
+				p = filepath.Dir(clean)
+			}
+			if target, rerr := filepath.EvalSymlinks(p); rerr == nil && target != p {
+				if use == projector.PathUseWrite {
+					target = filepath.Join(target, leaf)
 				}
-				return real, f, prob
+				return s.followed(param, given, target, use, hops)
 			}
 		}
 		return s.openProblem(param, given, err)
@@ -393,6 +462,9 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		if !st.Mode().IsRegular() {
 			return unusable("is neither a regular file nor a directory (%s); nothing was read", kindOf(st.Mode()))
 		}
+		if prob := s.hardLinkProblem(param, given, st); prob != nil {
+			return "", nil, prob
+		}
 		keep = true
 		return real, f, nil
 	case projector.PathUseDir, projector.PathUseWrite:
@@ -408,6 +480,24 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		// The file to write: if it exists, it must be a regular file
 		// inside the root.
 		lf, err := r.OpenFile(filepath.Join(rel, leaf), flag, 0)
+		if err != nil {
+			// A symlink whose target does not exist, or that os.Root
+			// refuses (an absolute one, one leaving the root): the
+			// program would write its target, so the target is what is
+			// judged, from the directory the link is in.
+			if lst, lerr := r.Lstat(filepath.Join(rel, leaf)); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+				target, lerr := r.Readlink(filepath.Join(rel, leaf))
+				if lerr != nil {
+					return s.openProblem(param, given, lerr)
+				}
+				if !filepath.IsAbs(target) {
+					// Not cleaned: a ".." in the target is resolved
+					// against the real tree, as the kernel would.
+					target = real + "/" + target
+				}
+				return s.followed(param, given, target, use, hops)
+			}
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return filepath.Join(real, leaf), nil, nil
@@ -437,6 +527,22 @@ func (s *Surface) confineOnce(param, given string, use projector.PathUse, resolv
 		keep = true
 		return real, f, nil
 	}
+}
+
+// followed confines target, where a symlink on the way to given leads, in
+// given's place: the link's target is checked like any path a caller
+// names, and a refusal names what the caller gave.
+func (s *Surface) followed(param, given, target string, use projector.PathUse, hops int) (string, *os.File, *Problem) {
+	if hops >= maxLinkHops {
+		return "", nil, &Problem{Param: param, Rule: RuleUnusablePath,
+			Reason: fmt.Sprintf("%s %s leads through more than %d symlinks; name the file itself", param, short(given), maxLinkHops)}
+	}
+	real, f, prob := s.confineOnce(param, target, use, hops+1)
+	if prob != nil {
+		// The caller learns no more of the link than that it is refused.
+		prob.Reason = strings.Replace(prob.Reason, short(target), short(given), 1)
+	}
+	return real, f, prob
 }
 
 // checkOpened is step 5 of confinePath: where the opened file really is.

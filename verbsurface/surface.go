@@ -88,6 +88,13 @@ type Options struct {
 	// who can write in the root), and nothing tells where its other names
 	// are. Allow them only for roots nobody untrusted can write in.
 	AllowHardLinks bool
+	// Private are directories the server keeps to itself: its state home
+	// (a bearer token, the files configuring it, its stores). New fails,
+	// naming both, when one of them is a root, is inside a root or holds
+	// one: a caller could name the token as a prompt file and read it back,
+	// and a program handed a directory reads what is under it. A directory
+	// that does not exist yet is judged by where it would be.
+	Private []string
 	// NoRootsHint completes the refusal of a path argument when Roots is
 	// empty, telling the caller how the operator enables file access
 	// ("its operator can start it with --root DIR").
@@ -100,6 +107,17 @@ type Options struct {
 	// stay. Each refusal adds its own small error object (a few hundred
 	// bytes at most), the one excess the cap allows.
 	MaxResponseBytes int
+	// HelpBudget caps the text of one help answer, in bytes
+	// ([DefaultHelpBudget], 8 KiB, when zero; negative: no budget, the
+	// whole catalog in one answer however large). Past it, the catalog
+	// answers by namespace and a long listing in pages, every one within
+	// the budget, and each says how to reach the rest; a search answers
+	// fewer lines; a verb's own schema larger than the budget is sent
+	// whole, and its help says so.
+	HelpBudget int
+	// SearchResults is how many verbs a search returns at most
+	// ([DefaultSearchResults] when zero).
+	SearchResults int
 	// MaxInFlight caps how many commands run at once through the surface,
 	// across every request, session and JSON-RPC batch
 	// ([DefaultMaxInFlight] when zero; negative: no cap). A command holds
@@ -138,6 +156,8 @@ type Surface struct {
 	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
 	// random per surface, so a state is good only where it was issued.
 	confirmKey [32]byte
+	// search is the ranking index {"help": {"search": ...}} reads.
+	search searchIndex
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -170,6 +190,9 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := privateOutsideRoots(roots, opts.Private); err != nil {
+		return nil, err
+	}
 	if opts.Runner == nil {
 		for _, v := range reg.snapshot() {
 			if v.Handler == nil && v.Runner == nil {
@@ -179,6 +202,9 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	}
 	if opts.MaxResponseBytes == 0 {
 		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.HelpBudget > 0 && opts.HelpBudget < minHelpBudget {
+		return nil, fmt.Errorf("verbsurface: New: Options.HelpBudget %d is below the smallest useful budget, %d bytes", opts.HelpBudget, minHelpBudget)
 	}
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = DefaultMaxInFlight()
@@ -322,7 +348,7 @@ func encodedSize(r *OpResult) (int, error) {
 	if result == 0 {
 		result = len("null")
 	}
-	if r.PlaybookFingerprint != "" || r.PlaybookChanged != nil || len(r.Info) > 0 {
+	if r.PlaybookFingerprint != "" || r.PlaybookChanged != nil || len(r.Info) > 0 || r.DryRun {
 		// The rare extras: encode everything but the result.
 		rest := *r
 		rest.Result = json.RawMessage("0")
@@ -562,7 +588,8 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, index int, op env
 // prepare; execute (handler or rendered command). rec learns the args (as
 // the policy saw them) and the decision.
 func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op envelopeOp, progress ProgressFunc, rec *OpRecord) *OpResult {
-	res := &OpResult{Op: op.Op, Class: classNone}
+	res := &OpResult{Op: op.Op, Class: classNone, DryRun: op.DryRun}
+	rec.DryRun = op.DryRun
 	fail := func(eo *ErrorObject) *OpResult {
 		res.OK, res.Error = false, eo
 		return res
@@ -592,8 +619,15 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if eo := s.policyError(ctx, v, args); eo != nil {
 		return fail(eo)
 	}
+	var plan DryRun
 	if s.opts.Decide != nil {
-		if eo := s.decide(ctx, index, v, args, rec); eo != nil {
+		decide := s.decide
+		if op.DryRun {
+			decide = func(ctx context.Context, index int, v *Verb, args map[string]any, rec *OpRecord) *ErrorObject {
+				return s.dryDecide(ctx, index, v, args, rec, &plan)
+			}
+		}
+		if eo := decide(ctx, index, v, args, rec); eo != nil {
 			return fail(eo)
 		}
 	}
@@ -617,7 +651,16 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if s.opts.ClientKey != nil && (v.Class == ClassSpawn || v.Spawns) {
 		spawnKey = s.opts.ClientKey(ctx)
 	}
-	if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
+	if (v.Class == ClassSpawn || v.Spawns) && s.spawns != nil && op.DryRun {
+		// Counted, not taken: the answer a real op would get now (a
+		// handler that spawns takes its tokens as it starts runs, and
+		// defers what it cannot start rather than failing).
+		tokens, retry := s.spawns.peek(spawnKey)
+		if tokens < 1 && (v.Class == ClassSpawn || v.Handler == nil) {
+			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
+		}
+		plan.SpawnTokens = &tokens
+	} else if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
 		if ok, retry := s.spawns.take(spawnKey); !ok {
 			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
 		}
@@ -630,6 +673,14 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
 	}
 	args = c.run
+	if op.DryRun {
+		data, eo := s.dryRunResult(v, p, args, &plan)
+		if eo != nil {
+			return fail(eo)
+		}
+		res.OK, res.Result = true, data
+		return res
+	}
 
 	// Contract C6: only an observation may be cut short by the caller.
 	// Spawn and control ops run detached from the request's cancellation
@@ -765,9 +816,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 // Tool name and default description of the one tool.
 const (
 	ToolName           = "request"
-	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":"VERB"} gives its args schema and fingerprint. ` +
-		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order; spawn verbs need the fingerprint. ` +
-		`Every error says how to fix it.`
+	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":{"search":WORDS}} finds them; {"help":"VERB"} gives its schema and fingerprint. ` +
+		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order ("dry_run":true: judged, not run); spawn verbs need the fingerprint. ` +
+		`Errors say how to fix.`
 )
 
 func (s *Surface) description() string {

@@ -66,10 +66,15 @@ type Config struct {
 	Wait *WaitConfig `yaml:"wait"`
 	// Kill adds a job.kill verb over package kill (the CLI's own kill).
 	Kill *KillConfig `yaml:"kill"`
+	// HelpBudget caps one help answer's text in bytes
+	// (verbsurface.Options.HelpBudget: 0 is its 8 KiB default; at least
+	// 1,024; -1: no budget). Past it the catalog answers by namespace.
+	HelpBudget int `yaml:"help_budget"`
 
-	file   string // where it was read from, for errors
-	dir    string // its directory: relative paths are relative to it
-	lineOf func(key string) int
+	file    string   // where it was read from, for errors
+	private []string // what serve keeps out of the roots (its token)
+	dir     string   // its directory: relative paths are relative to it
+	lineOf  func(key string) int
 }
 
 // MachineConfig is verbsurface.Machine in YAML.
@@ -91,6 +96,8 @@ type SourceConfig struct {
 	// started ([BINARY, ARGS...]): the tree is read from its completion
 	// protocol and --help (projector/fromcobrabin).
 	Cobra []string `yaml:"cobra"`
+	// More holds optparse: and clap: (config_sources_more.go).
+	More SourcesMore `yaml:",inline"`
 }
 
 // PythonSource walks a Python parser in process ("module:function").
@@ -334,13 +341,16 @@ func (c *Config) check(line func(string) int) error {
 		return bad(outputKey(c.Output, c.OKExit), outputKey(c.Output, c.OKExit), "%s", msg)
 	}
 	n := 0
-	for _, set := range []bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil} {
+	for _, set := range append([]bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil}, c.Source.More.given()...) {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra (%d given)", n)
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap (%d given)", n)
+	}
+	if err := c.Source.More.check(bad); err != nil {
+		return err
 	}
 	if s := c.Source.Cobra; s != nil && (len(s) == 0 || s[0] == "") {
 		return bad("source", "source.cobra", "required: the cobra program as it is started, as a list ([helm] or [/usr/bin/restic])")

@@ -218,6 +218,20 @@ var corpusPrograms = []corpusProgram{
 				t.Errorf("format.check -S: %+v", r)
 			}
 			outsideRefused(t, c, `{"op":"format.check","args":{"src":["/etc"]}}`)
+			// A hard link inside the root to a file outside it (issue 36):
+			// src is read_or_dir, and it refuses a file with two names as a
+			// read parameter does, before black reads a byte of it.
+			secret := filepath.Join(t.TempDir(), "secret.py")
+			if err := os.WriteFile(secret, []byte("SECRET = {  'k':1}\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(secret, filepath.Join(dir, "linked.py")); err != nil {
+				t.Fatal(err)
+			}
+			linked := c.op(`{"op":"format.check","args":{"src":[` + quoted(filepath.Join(dir, "linked.py")) + `]}}`)
+			if code(linked) != "invalid_args" || !strings.Contains(fmt.Sprint(linked["error"]), "hard links") || strings.Contains(fmt.Sprint(linked), "SECRET") {
+				t.Errorf("a hard link to a file outside the root: %v", linked)
+			}
 		},
 	},
 	{

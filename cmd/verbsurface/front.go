@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -176,6 +177,8 @@ func newFront(cfg *Config) (*front, error) {
 
 		AllowHardLinks: cfg.AllowHardLinks,
 		OnOp:           f.onOp,
+		Private:        cfg.private,
+		HelpBudget:     cfg.HelpBudget,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
@@ -183,6 +186,12 @@ func newFront(cfg *Config) (*front, error) {
 		}
 	}
 	f.surface, err = verbsurface.New(reg, &sopts)
+	var inRoot *verbsurface.PrivateInRootError
+	if errors.As(err, &inRoot) {
+		return nil, &ConfigError{File: cfg.file, Line: cfg.lineOf("roots"), Field: "roots", Msg: fmt.Sprintf(
+			"the root %s and %s, where serve keeps its HTTP token, overlap: a caller could name the token as a file; "+
+				"share directories that neither hold it nor lie inside it, or keep the token elsewhere (--token-file, $%s)", inRoot.Root, inRoot.Private, tokenEnv)}
+	}
 	if err != nil {
 		return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
 	}
@@ -202,6 +211,9 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
 			watch = append(watch, a)
 		}
+	}
+	if src, ok, err := c.moreTreeSource(watch, env); ok {
+		return src, err
 	}
 	s := c.Source
 	switch {

@@ -139,18 +139,10 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 // private: owned by the server's user, no group or other bits, not a
 // symbolic link.
 func tokenDir(name string, getenv func(string) string) (string, error) {
-	if !safeName.MatchString(name) {
-		return "", fmt.Errorf("the configuration's name %q cannot name the directory of a generated token; give one with --token-file or $%s", name, tokenEnv)
+	dir, err := tokenDirPath(name, getenv)
+	if err != nil {
+		return "", err
 	}
-	base := getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) { // the XDG rule: a relative value is ignored
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" {
-			return "", fmt.Errorf("no home directory for a generated token (%v); give one with --token-file or $%s", err, tokenEnv)
-		}
-		base = filepath.Join(home, ".local", "state")
-	}
-	dir := filepath.Join(base, "verbsurface", name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("token directory: %w", err)
 	}
@@ -168,6 +160,41 @@ func tokenDir(name string, getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("token directory %s has mode %04o; it must be private to you: chmod 700 %s", dir, perm, dir)
 	}
 	return dir, nil
+}
+
+// tokenDirPath is tokenDir's path, nothing created or checked.
+func tokenDirPath(name string, getenv func(string) string) (string, error) {
+	if !safeName.MatchString(name) {
+		return "", fmt.Errorf("the configuration's name %q cannot name the directory of a generated token; give one with --token-file or $%s", name, tokenEnv)
+	}
+	base := getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) { // the XDG rule: a relative value is ignored
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return "", fmt.Errorf("no home directory for a generated token (%v); give one with --token-file or $%s", err, tokenEnv)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "verbsurface", name), nil
+}
+
+// private is where serve keeps its secret under these flags, for
+// verbsurface.Options.Private: the token file, or the directory of a
+// generated token; nothing on stdio, with the token in the environment or
+// with --insecure-no-auth.
+func (h *httpFlags) private(o *mcphttp.Options, name string, getenv func(string) string) []string {
+	switch {
+	case o == nil || h.insecureNoAuth:
+		return nil
+	case h.tokenFile != "":
+		return []string{absPath(h.tokenFile)}
+	case o.Token != "":
+		return nil
+	}
+	if dir, err := tokenDirPath(name, getenv); err == nil {
+		return []string{dir}
+	}
+	return nil // tokenDir fails the same way, later, saying why
 }
 
 // serveHTTP serves the front's one tool over streamable HTTP with every

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // Warning is something check and serve say about a configuration that
@@ -52,6 +53,9 @@ func (w *Warning) String() string {
 //  6. Warning: a string parameter a verb offers that looks like a path
 //     (projector.LooksLikePath: name or metavar such as file, path, dir,
 //     output, config, FILE) and is neither marked nor excluded.
+//  7. Warning: a symbolic link under a root that leaves the roots, when a
+//     verb takes a directory (dir, read_or_dir): the program follows it.
+//     The walk is bounded (verbsurface.RootLinks).
 //
 // A tree that cannot be read is no finding here: the verbs' own
 // projections report it.
@@ -167,7 +171,35 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 					p.Name, spelled, p.Name, p.Name)})
 		}
 	}
-	return errs, warns
+	return errs, append(warns, f.rootLinkWarnings(ctx)...)
+}
+
+// rootLinkWarnings is rule 7 of lint: the symbolic links under the roots
+// that leave them, when a verb hands the program a directory (dir,
+// read_or_dir), which the program reads following every link in it
+// (verbsurface.Surface.RootLinks, bounded).
+func (f *front) rootLinkWarnings(ctx context.Context) []*Warning {
+	scan := f.surface.RootLinks(ctx)
+	if scan == nil {
+		return nil
+	}
+	cfg := f.cfg
+	w := func(format string, a ...any) *Warning {
+		return &Warning{File: cfg.file, Line: cfg.lineOf("roots"), Field: "roots", Verb: strings.Join(scan.Verbs, ", "), Msg: fmt.Sprintf(format, a...)}
+	}
+	var warns []*Warning
+	for _, l := range scan.Links {
+		warns = append(warns, w("%s is a symbolic link to %s, outside the roots; a verb given a directory that holds it hands it to the program, which follows it: "+
+			"remove the link, or share roots that do not hold it", l.Path, l.Target))
+	}
+	if scan.More > 0 {
+		warns = append(warns, w("and %d more symbolic links leave the roots", scan.More))
+	}
+	if scan.Truncated {
+		warns = append(warns, w("looked for links leaving the roots in the first %d entries, %d directories deep, only; the rest was not searched",
+			verbsurface.RootLinksMaxEntries, verbsurface.RootLinksMaxDepth))
+	}
+	return warns
 }
 
 // inRoot reports whether dir (resolved to its real path) is inside one of

@@ -65,13 +65,18 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	var file string
-	load := func() (*front, error) {
+	// load reads the configuration and builds its front; private, when
+	// given, names what the front must keep out of its roots.
+	load := func(private ...func(*Config) []string) (*front, error) {
 		if file == "" {
 			return nil, errors.New("-c FILE is required (the YAML configuration)")
 		}
 		cfg, err := LoadConfig(file)
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range private {
+			cfg.private = append(cfg.private, p(cfg)...)
 		}
 		return newFront(cfg)
 	}
@@ -90,7 +95,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := load()
+			f, err := load(func(cfg *Config) []string { return hf.private(hopts, cfg.Name, os.Getenv) })
 			if err != nil {
 				return err
 			}
@@ -224,8 +229,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 
 	var target, cobraBin string
 	var pythonPath []string
+	var more *moreInventory
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -234,7 +240,12 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if target != "" && cobraBin != "" {
 				return errors.New("--argparse and --cobra name two different CLIs; give one")
 			}
-			if target != "" || cobraBin != "" {
+			if t, given, werr := more.walk(c.Context(), target != "" || cobraBin != "", pythonPath); given {
+				if werr != nil {
+					return werr
+				}
+				rep = projector.Inventory(t, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence})
+			} else if target != "" || cobraBin != "" {
 				var t *projector.Tree
 				var werr error
 				if cobraBin != "" {
@@ -264,6 +275,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
 	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
+	more = addMoreInventoryFlags(inventory)
 
 	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout), newDoctorCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")

@@ -484,7 +484,8 @@ func TestMCPLargePromptIsSnapshotted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	tmp := t.TempDir()
-	c := e.dialStdio(nil, []string{"TMPDIR=" + tmp}, "--root", e.home) // the prompt_file below is in the home
+	root := t.TempDir() // the prompt_file below is here, beside the home (no root may hold it)
+	c := e.dialStdio(nil, []string{"TMPDIR=" + tmp}, "--root", root)
 	fp := c.help("agent.submit").SchemaFingerprint
 
 	prompt := strings.Repeat("0123456789abcdef", (1<<20)/16)
@@ -523,7 +524,7 @@ func TestMCPLargePromptIsSnapshotted(t *testing.T) {
 		t.Errorf("an over-long prompt: %s", tooBig.raw)
 	}
 
-	file := e.writeFile("prompt.txt", "from the file")
+	file := writeIn(t, root, "prompt.txt", "from the file")
 	var s2 submitted
 	o = c.must(&s2, "agent.submit", map[string]any{"model": "echo:delay=500ms", "prompt_file": file}, fp)
 	if err := os.WriteFile(file, []byte("edited after submit"), 0o600); err != nil {

@@ -212,13 +212,15 @@ func TestCallerFilesAreConfinedToRoots(t *testing.T) {
 	}
 }
 
-// TestRootSlashKeepsProcAndDevicesOut: even an operator who allows "/"
-// does not share /proc, and a device (the /dev/zero that grew a child to
-// 1.4 GiB) is refused at once without a byte read.
+// TestRootSlashKeepsProcAndDevicesOut: even an operator who names /proc
+// and /sys as roots does not share them, and a device (the /dev/zero that
+// grew a child to 1.4 GiB) is refused at once without a byte read. ("/"
+// itself is no root limcp accepts: it holds the state home, see
+// TestStateHomeNeverInsideARoot.)
 func TestRootSlashKeepsProcAndDevicesOut(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	c := e.dialStdio(nil, nil, "--root", "/")
+	c := e.dialStdio(nil, nil, "--root", "/proc", "--root", "/sys", "--root", "/dev")
 	agentFP := c.help("agent.submit").SchemaFingerprint
 	flowFP := c.help("flow.submit").SchemaFingerprint
 	refusedWith(t, c.op("agent.submit", map[string]any{"model": "echo", "prompt_file": "/proc/self/environ"}, agentFP), "prompt_file", "outside_roots")

@@ -210,6 +210,12 @@ func TestServersAreUndumpable(t *testing.T) {
 	if err := os.Chown(home, uid, uid); err != nil {
 		t.Fatal(err)
 	}
+	// The servers run beside the home: a stdio limcp mcp's default root,
+	// its working directory, may not hold it.
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	e := &env{t: t, home: home}
 	t.Cleanup(e.reap)
 	cfg, err := os.ReadFile("verbsurface.yaml")
@@ -228,7 +234,7 @@ func TestServersAreUndumpable(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
-			cmd.Dir = home
+			cmd.Dir = work
 			cmd.Env = append(e.environ(), "PATH="+dir+":/usr/bin:/bin", "LIMCP_HOME="+home, "VERBSURFACE_TOKEN=x")
 			if cred != nil {
 				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}

@@ -6,6 +6,7 @@ package main
 // unbounded disk (7), each the issue's attack against the built binary.
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,13 +31,14 @@ func (e *env) runData() int64 {
 // a printf that asks for any width; nothing is started.
 func TestFlowTemplateWorkIsBounded(t *testing.T) {
 	e := newEnv(t)
-	c := e.dialStdio(nil, nil, "--root", e.home)
+	root := t.TempDir() // beside the home: no root may hold it
+	c := e.dialStdio(nil, nil, "--root", root)
 	fp := c.help("flow.submit").SchemaFingerprint
 	for _, tt := range []struct{ prompt, refusal string }{
 		{"{{range 100000000}}{{range 100000000}}{{end}}{{end}}x", "{{range}} is not allowed"},
 		{`{{printf "%0999999999d" 0}}`, "the function printf is not allowed"},
 	} {
-		spec := e.writeFile("bomb.yaml", "steps:\n  - id: a\n    model: echo\n    prompt: '"+tt.prompt+"'\n")
+		spec := writeIn(t, root, "bomb.yaml", "steps:\n  - id: a\n    model: echo\n    prompt: '"+tt.prompt+"'\n")
 		o := c.fail("cli_error", "flow.submit", map[string]any{"spec": spec, "prompt": "p"}, fp)
 		if o.Error.Details["code"] != "invalid_flow_spec" || !strings.Contains(o.Error.Message, "steps[0].prompt") || !strings.Contains(o.Error.Message, tt.refusal) {
 			t.Errorf("%s: %s; want invalid_flow_spec on steps[0].prompt saying %q", tt.prompt, o.raw, tt.refusal)
@@ -55,7 +57,8 @@ func TestFlowTemplateWorkIsBounded(t *testing.T) {
 // nothing written.
 func TestRunDataIsBounded(t *testing.T) {
 	e := newEnv(t)
-	c := e.dialStdio(nil, nil, "--root", e.home)
+	root := t.TempDir() // beside the home: no root may hold it
+	c := e.dialStdio(nil, nil, "--root", root)
 	big := strings.Repeat("p", 1<<20)
 	o := c.fail("cli_error", "fanout.submit", map[string]any{"model": "echo", "prompt": big, "count": 16}, c.help("fanout.submit").SchemaFingerprint)
 	if o.Error.Details["code"] != "limit_reached" || !strings.Contains(o.Error.Message, "run_bytes") {
@@ -65,7 +68,7 @@ func TestRunDataIsBounded(t *testing.T) {
 	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 		steps += "  - {id: " + id + ", model: echo, prompt: '{{.prompt}}{{.prompt}}'}\n"
 	}
-	spec := e.writeFile("eight.yaml", steps)
+	spec := writeIn(t, root, "eight.yaml", steps)
 	o = c.fail("cli_error", "flow.submit", map[string]any{"spec": spec, "prompt": big}, c.help("flow.submit").SchemaFingerprint)
 	if o.Error.Details["code"] != "limit_reached" {
 		t.Fatalf("8-step flow: %.400s; want limit_reached", o.raw)
@@ -88,4 +91,14 @@ func TestRunDataIsBounded(t *testing.T) {
 	if n := e.recordCount(); n != 1 {
 		t.Fatalf("%d records; want the one that fitted", n)
 	}
+}
+
+// writeIn writes a file in dir and returns its path.
+func writeIn(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -180,9 +180,9 @@ func indentOf(doc []byte) string {
 // apply performs the edit on the file: read, merge, write atomically. The
 // file is refused, and left untouched, when it is not valid JSON.
 func (e *fileEdit) apply() (replaced bool, err error) {
-	path := e.path
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real // write through a link, keeping the link
+	path, err := writeTarget(e.path)
+	if err != nil {
+		return false, err
 	}
 	mode := fs.FileMode(0o600)
 	doc, err := os.ReadFile(path)
@@ -204,6 +204,51 @@ func (e *fileEdit) apply() (replaced bool, err error) {
 		return false, fmt.Errorf("%s: %v; left as it is (fix it, or add the entry by hand: --print shows it)", e.path, err)
 	}
 	return replaced, writeAtomic(path, out, mode)
+}
+
+// writeTarget is the file writing path lands in: path itself, or, when
+// path is a symbolic link, the file at the end of its links, so the link
+// stays a link (a dotfiles checkout keeps the real file). A link whose
+// target does not exist yet (dangling) is written through too: the target
+// is created, as an editor writing through the link would. That target's
+// directory must exist; install does not create directories where a
+// link points, and says so.
+func writeTarget(path string) (string, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real, nil
+	}
+	p := path
+	for hops := 0; ; hops++ {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break // p does not exist (or is not a link): it is created
+		}
+		if hops == 40 {
+			return "", fmt.Errorf("%s: too many levels of symbolic links; left as it is", path)
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			// The link's own directory exists: its real path holds no
+			// link, so a ".." in the target is its parent.
+			dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+			if err != nil {
+				return "", err
+			}
+			target = filepath.Join(dir, target)
+		}
+		p = target
+	}
+	if p == path {
+		return path, nil // no link: created here, with its directory
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return "", fmt.Errorf("%s is a symbolic link to %s, whose directory does not exist; create it, or remove the link, and install again", path, p)
+	}
+	return filepath.Join(dir, filepath.Base(p)), nil
 }
 
 // writeAtomic writes b to path through a temporary file in the same

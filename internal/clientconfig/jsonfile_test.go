@@ -59,6 +59,57 @@ func TestMergeKeepsEverything(t *testing.T) {
 	}
 }
 
+// TestMergeThroughDanglingLink: a client configuration that is a symbolic
+// link to a file not made yet (a dotfiles checkout before its first use)
+// was replaced by a regular file, although install writes through links.
+// The link stays a link and its target is created, also through a link to
+// a link; a link into a directory that does not exist is refused, naming
+// both, with nothing written.
+func TestMergeThroughDanglingLink(t *testing.T) {
+	f := newFixture(t, false)
+	dots := filepath.Join(f.home, "dotfiles")
+	for _, d := range []string{dots, filepath.Join(f.home, ".cursor")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(f.home, ".cursor", "mcp.json")
+	if err := os.Symlink("../dotfiles/cursor-link", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("cursor.json", filepath.Join(dots, "cursor-link")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.install("cursor", stdioServer, false); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	b, err := os.ReadFile(filepath.Join(dots, "cursor.json"))
+	if err != nil || !strings.Contains(string(b), `"/opt/bin/limcp"`) {
+		t.Fatalf("the link's target: %q, %v", b, err)
+	}
+
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	nowhere := filepath.Join(f.home, "nowhere", "mcp.json")
+	if err := os.Symlink(nowhere, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.install("cursor", stdioServer, false)
+	if err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), nowhere) || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("a link into a missing directory: %v; want a refusal naming both", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if _, err := os.Stat(filepath.Dir(nowhere)); err == nil {
+		t.Fatal("install made the directory the link points into")
+	}
+}
+
 // TestMergeNewFile: with no file, the directory (0700) and a 0600 file
 // holding only the entry are created.
 func TestMergeNewFile(t *testing.T) {

@@ -100,15 +100,6 @@ def get_command(target):
 
 # --- describing a command ---------------------------------------------------
 
-def _qualname(obj):
-    if obj is None:
-        return None
-    f = getattr(obj, "func", obj)  # functools.partial
-    module = getattr(f, "__module__", None) or ""
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
-    return "%s.%s" % (module, name) if module else name
-
-
 def _class_name(cls):
     module = getattr(cls, "__module__", "")
     name = getattr(cls, "__qualname__", getattr(cls, "__name__", repr(cls)))

@@ -2,7 +2,7 @@
 # and runs the two as `python3 -c <source> MODE`, with a JSON request on
 # stdin and a JSON answer on stdout. It holds what the walkers share: the
 # protocol's main, the error a walker raises for a target it cannot walk,
-# and the test for plain JSON data. A walker ends with
+# the test for plain JSON data and qualified names. A walker ends with
 # `serve({"walk": walk, "parse": parse})`.
 
 import json
@@ -16,6 +16,17 @@ class WalkError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+
+def _qualname(obj):
+    """The qualified name of a function (through functools.partial), for
+    messages that name a callback or a factory."""
+    if obj is None:
+        return None
+    f = getattr(obj, "func", obj)  # functools.partial
+    module = getattr(f, "__module__", None) or ""
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
+    return "%s.%s" % (module, name) if module else name
 
 
 def _jsonable(v):

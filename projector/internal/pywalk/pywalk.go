@@ -103,12 +103,15 @@ func Run(ctx context.Context, cfg Config, source, mode string, request, answer a
 
 // Env is the walker's environment: this process's, without the hooks that
 // would write to its stdout (PYTHONSTARTUP), with pythonPath first on
-// PYTHONPATH, UTF-8 I/O and no bytecode written beside the walked code.
+// PYTHONPATH, UTF-8 I/O, no bytecode written beside the walked code, and
+// one fixed string hash seed: a help text built from a set (pip freeze's
+// list of skipped packages) must read the same in every walk, or the
+// schema's fingerprint would change between two starts of one program.
 // Tests that run Python beside a walker use it too.
 func Env(pythonPath []string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "PYTHONSTARTUP=") || strings.HasPrefix(kv, "PYTHONPATH=") {
+		if strings.HasPrefix(kv, "PYTHONSTARTUP=") || strings.HasPrefix(kv, "PYTHONPATH=") || strings.HasPrefix(kv, "PYTHONHASHSEED=") {
 			continue
 		}
 		env = append(env, kv)
@@ -120,7 +123,7 @@ func Env(pythonPath []string) []string {
 	if len(parts) > 0 {
 		env = append(env, "PYTHONPATH="+strings.Join(parts, string(filepath.ListSeparator)))
 	}
-	return append(env, "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1")
+	return append(env, "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0")
 }
 
 // PlainValue decodes a value a walker reported as plain JSON: nil and false

@@ -25,6 +25,10 @@ type Walker struct {
 	// Fail makes the adapter's error for a failure of one target, or of
 	// the whole run (target "").
 	Fail func(target, kind, message string) error
+	// Request holds more fields of the "walk" request, beside its
+	// targets, for a walker that reads them (fromoptparse's command
+	// factory).
+	Request map[string]any
 }
 
 // Call runs mode as [Run] does, a [Failure] becoming w.Fail's error.
@@ -46,7 +50,11 @@ func Walk[R any](ctx context.Context, w *Walker, targets []string, status func(R
 	var answer struct {
 		Results []R `json:"results"`
 	}
-	if err := w.Call(ctx, "walk", map[string]any{"targets": targets}, &answer); err != nil {
+	request := map[string]any{"targets": targets}
+	for k, v := range w.Request {
+		request[k] = v
+	}
+	if err := w.Call(ctx, "walk", request, &answer); err != nil {
 		return nil, err
 	}
 	if len(answer.Results) != len(targets) {

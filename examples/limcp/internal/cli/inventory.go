@@ -45,6 +45,7 @@ type inventoryVerb struct {
 // verbsurface starts here.
 func (a *app) inventoryCmd() *cobra.Command {
 	var target, clickTarget, cobraBin, python, machineAt string
+	more := &moreSources{}
 	var pythonPath, fences, machineArgs []string
 	c := &cobra.Command{
 		Use:   "inventory",
@@ -62,6 +63,11 @@ script and captures the parser it builds). With --click MODULE:OBJECT it walks
 a Python click command or group, or a Typer app (or a factory returning one).
 With --cobra BINARY it reads an installed cobra program's tree from its own
 completion protocol and --help, without running any of its commands.
+With --optparse MODULE:OBJECT it walks a Python optparse parser, or a command
+table of them (--optparse-command names the factory called with each name:
+pip is pip._internal.commands:commands_dict with
+pip._internal.commands:create_command). With --clap BINARY it reads an
+installed Rust clap program's tree from its --help.
 
 --fence and --machine-flag apply what a front would: a fenced command is not
 offerable, and a command that does not accept the machine-mode arguments
@@ -74,6 +80,7 @@ no machine mode, and so does a cobra binary.`,
 	c.Flags().StringVar(&target, "argparse", "", "walk the argparse parser built by this factory (MODULE:FUNCTION or MODULE:__main__)")
 	c.Flags().StringVar(&clickTarget, "click", "", "walk the click command, group or Typer app named MODULE:OBJECT (or a factory returning one)")
 	c.Flags().StringVar(&cobraBin, "cobra", "", "read the installed cobra program BINARY's tree from its completion protocol and --help")
+	more.flags(c)
 	c.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
 	c.Flags().StringArrayVar(&pythonPath, "pythonpath", nil, "a directory to prepend to PYTHONPATH for --argparse or --click (repeatable)")
 	c.Flags().StringArrayVar(&fences, "fence", nil, "a command path never offered, as words (\"admin reset\"; repeatable; replaces the default fence)")
@@ -86,7 +93,7 @@ no machine mode, and so does a cobra binary.`,
 		if len(machineArgs) > 0 && !strings.HasPrefix(machineArgs[0], "-") {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "machine-flag"}, "--machine-flag %q is not an option (write --machine-flag=--json)", machineArgs[0])
 		}
-		own := target == "" && clickTarget == "" && cobraBin == ""
+		own := target == "" && clickTarget == "" && cobraBin == "" && !more.given()
 		iopts := &projector.InventoryOptions{}
 		if own {
 			iopts.Fenced = verbsurface.DefaultFence
@@ -109,12 +116,17 @@ no machine mode, and so does a cobra binary.`,
 		if cobraBin != "" && (target != "" || clickTarget != "") {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "cobra"}, "--cobra and --argparse or --click name two different CLIs; give one")
 		}
-		if target == "" && clickTarget == "" && (python != "" || len(pythonPath) > 0) {
+		if err := more.conflicts(target != "" || clickTarget != "" || cobraBin != ""); err != nil {
+			return err
+		}
+		if target == "" && clickTarget == "" && more.optparse == "" && (python != "" || len(pythonPath) > 0) {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "argparse"}, "--python and --pythonpath apply to --argparse and --click only")
 		}
 		var rep *inventoryReport
 		var err error
 		switch {
+		case more.given():
+			rep, err = more.inventory(cmd, python, pythonPath, iopts)
 		case cobraBin != "":
 			rep, err = cobraInventory(cmd, cobraBin, iopts)
 		case clickTarget != "":

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -140,6 +141,14 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		} else if auditArgs || auditMaxBytes != 0 {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "audit-args"}, "--audit-args and --audit-max-bytes apply to --audit FILE only")
 		}
+		var private []string
+		if tokenFile != "" {
+			abs, err := filepath.Abs(tokenFile)
+			if err != nil {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "--token-file %s: %v", tokenFile, err)
+			}
+			private = append(private, abs)
+		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		var m *metrics.Metrics
@@ -147,6 +156,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			m = metrics.New()
 		}
 		srv, err := server.New(server.Options{
+			Private:       private,
 			PolicyFile:    policyFile,
 			ConfirmWithin: confirmWithin,
 			Audit:         audit,
@@ -163,6 +173,20 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 
 			AllowHardLinks: allowHardLinks,
 		})
+		var inRoot *verbsurface.PrivateInRootError
+		if errors.As(err, &inRoot) {
+			which := "--root " + inRoot.Root
+			if len(roots) == 0 {
+				which = inRoot.Root + " (the working directory, a stdio server's root when no --root is given)"
+			}
+			rel := "is inside"
+			if !strings.HasPrefix(inRoot.Private+"/", inRoot.Root+"/") && inRoot.Root != "/" {
+				rel = "holds"
+			}
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "root", "root": inRoot.Root, "home": inRoot.Private},
+				"limcp mcp: %s %s a root callers may name files under, %s; "+
+					"give --root for the directories to share, none holding the home or the token nor inside them, or move the home (--home, $%s)", privateName(inRoot.Private, tokenFile), rel, which, HomeEnv)
+		}
 		if err != nil {
 			return machine.Errorf(machine.Internal, nil, "%v", err)
 		}
@@ -183,6 +207,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			}
 			fmt.Fprintf(a.opts.Stderr, "limcp mcp: metrics at http://%s/metrics\n", addr)
 		}
+		warnRootLinks(ctx, srv.Surface(), a.opts.Stderr)
 		if httpAddr == "" {
 			stdioProcs(a.opts.Getenv)
 			a.emitted = true // stdout belongs to the MCP session now
@@ -263,6 +288,43 @@ func stdioProcs(getenv func(string) string) {
 	if getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
+}
+
+// warnRootLinks tells the operator, on stderr, of the symbolic links
+// under the roots that leave them: a run's cwd is a directory its program
+// works in, and the program follows any link there
+// (verbsurface.Surface.RootLinks, bounded).
+func warnRootLinks(ctx context.Context, s *verbsurface.Surface, stderr io.Writer) {
+	scan := s.RootLinks(ctx)
+	if scan == nil {
+		return
+	}
+	verbs := strings.Join(scan.Verbs, ", ")
+	if len(scan.Verbs) > 3 {
+		verbs = fmt.Sprintf("%s and %d more", strings.Join(scan.Verbs[:3], ", "), len(scan.Verbs)-3)
+	}
+	for _, l := range scan.Links {
+		fmt.Fprintf(stderr, "limcp mcp: warning: %s is a symbolic link to %s, outside the roots; a directory that holds it given as cwd (%s) reaches its program, which follows it: remove the link, or give --root directories that do not hold it\n",
+			l.Path, l.Target, verbs)
+	}
+	if scan.More > 0 {
+		fmt.Fprintf(stderr, "limcp mcp: warning: and %d more symbolic links leave the roots\n", scan.More)
+	}
+	if scan.Truncated {
+		fmt.Fprintf(stderr, "limcp mcp: warning: looked for links leaving the roots in the first %d entries, %d directories deep, only; the rest was not searched\n",
+			verbsurface.RootLinksMaxEntries, verbsurface.RootLinksMaxDepth)
+	}
+}
+
+// privateName names what a root would expose: the --token-file, or the
+// state home.
+func privateName(path, tokenFile string) string {
+	if tokenFile != "" {
+		if real, err := filepath.EvalSymlinks(tokenFile); err == nil && real == path {
+			return "the token file " + path
+		}
+	}
+	return "the state home " + path + " (its token, providers.yaml, config.yaml)"
 }
 
 // resolveRoots makes each --root an absolute real path to an existing

@@ -44,6 +44,7 @@ const tagVar = e2e.TagVar
 type fixture struct {
 	t    *testing.T
 	home string
+	root string // the one root, beside the home: no root may hold it
 	srv  *server.Server
 	cs   *mcp.ClientSession
 }
@@ -66,10 +67,10 @@ func environ(home string) []string {
 // session with it. edit adjusts the options.
 func newFixture(t *testing.T, edit func(*server.Options)) *fixture {
 	t.Helper()
-	f := &fixture{t: t, home: t.TempDir()}
+	f := &fixture{t: t, home: t.TempDir(), root: t.TempDir()}
 	t.Cleanup(f.reap)
-	// The home is the fixture's one root: tests name files in it.
-	opts := server.Options{Home: f.home, Executable: limcpBin, Env: environ(f.home), NewRoot: freshRoot, Roots: []string{f.home}}
+	// Tests name files in the root.
+	opts := server.Options{Home: f.home, Executable: limcpBin, Env: environ(f.home), NewRoot: freshRoot, Roots: []string{f.root}}
 	if edit != nil {
 		edit(&opts)
 	}

@@ -49,6 +49,9 @@ type Options struct {
 	// file access: every path argument is refused, saying the operator can
 	// start the server with --root DIR.
 	Roots []string
+	// Private are more paths no root may reach, beside Home (a
+	// --token-file): verbsurface.Options.Private.
+	Private []string
 	// AllowHardLinks admits a file with more than one name under the roots
 	// (verbsurface.Options.AllowHardLinks, --allow-hard-links).
 	AllowHardLinks bool
@@ -239,6 +242,9 @@ func New(opts Options) (*Server, error) {
 		ReadOnly:      opts.ReadOnly,
 		Roots:         opts.Roots,
 		NoRootsHint:   NoRootsHint,
+		// The home holds the HTTP token, providers.yaml and config.yaml:
+		// no root may reach it.
+		Private: append([]string{opts.Home}, opts.Private...),
 
 		AllowHardLinks: opts.AllowHardLinks,
 

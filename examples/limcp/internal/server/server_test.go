@@ -571,16 +571,16 @@ func TestReadOnlyAdmitsObserveOnly(t *testing.T) {
 func TestSpawnVerbsSnapshotPrompts(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
-	writeFile(t, f.home, "flow.yaml", "steps:\n  - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
+	writeFile(t, f.root, "flow.yaml", "steps:\n  - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
 	writeFile(t, f.home, "playbooks/p.playbook.yaml", "flow:\n  steps:\n    - {id: a, model: echo, prompt: \"{{.prompt}}\"}\n")
-	promptFile := filepath.Join(f.home, "prompt.txt")
+	promptFile := filepath.Join(f.root, "prompt.txt")
 	for verb, args := range map[string]map[string]any{
 		"agent.submit":  {"model": "echo"},
 		"fanout.submit": {"model": "echo", "count": 1},
-		"flow.submit":   {"spec": filepath.Join(f.home, "flow.yaml")},
+		"flow.submit":   {"spec": filepath.Join(f.root, "flow.yaml")},
 		"play.submit":   {"playbook": "p"},
 	} {
-		writeFile(t, f.home, "prompt.txt", "snap me for "+verb)
+		writeFile(t, f.root, "prompt.txt", "snap me for "+verb)
 		args["prompt_file"] = promptFile
 		h := any(verb)
 		if verb == "play.submit" {

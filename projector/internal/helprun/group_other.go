@@ -1,0 +1,9 @@
+//go:build !unix
+
+package helprun
+
+import "os/exec"
+
+// setProcessGroup leaves the process as exec starts it: where there are no
+// Unix process groups, a stopped call kills the program itself only.
+func setProcessGroup(*exec.Cmd) {}
