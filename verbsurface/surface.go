@@ -456,7 +456,10 @@ func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []P
 		}
 		eo.Message = fmt.Sprintf("%s %s, so the op must carry \"fingerprint\" (the schema_fingerprint from help): resend with \"fingerprint\": %q after checking the args against the schema", v.Name, why, fp)
 	case CodeStaleFingerprint:
-		eo.Message = fmt.Sprintf("the fingerprint %s does not match the current schema of %s (%s): the schema changed since you read it; check the args against the schema given here and resend with the new fingerprint", short(op.Fingerprint), v.Name, fp)
+		// The server cannot tell why: the schema may have changed since it
+		// was read, or been read from another server or environment (a
+		// description listing what is on the server's PATH differs).
+		eo.Message = fmt.Sprintf("the fingerprint %s does not match the schema of %s this server has (%s): the schema it was computed from differs from this one; check the args against the schema given here and resend with the new fingerprint", short(op.Fingerprint), v.Name, fp)
 	}
 	return eo
 }

@@ -35,6 +35,9 @@ type front struct {
 	runner      *dispatch.Runner
 	surface     *verbsurface.Surface
 	roots       []string // the configuration's roots, resolved
+	// opHooks see every finished op (the audit); serve sets them before
+	// it serves, so they are only read while requests run.
+	opHooks []func(context.Context, *verbsurface.OpRecord)
 }
 
 // noRootsHint completes the refusal of a path argument when the
@@ -169,6 +172,7 @@ func newFront(cfg *Config) (*front, error) {
 		NoRootsHint: noRootsHint,
 
 		AllowHardLinks: cfg.AllowHardLinks,
+		OnOp:           f.onOp,
 		Private:        cfg.private,
 		HelpBudget:     cfg.HelpBudget,
 	}

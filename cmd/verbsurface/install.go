@@ -21,7 +21,7 @@ import (
 // install` does for limcp (package clientconfig does the work). file is
 // the -c flag's value, which the caller registers.
 func newInstallCmd(file *string, stdout io.Writer) *cobra.Command {
-	var name, httpURL, tokenEnvName string
+	var name, httpURL, tokenEnvName, trustFolder string
 	var printOnly, force bool
 	c := &cobra.Command{
 		Use:   "install CLIENT -c FILE",
@@ -44,52 +44,112 @@ See docs/clients.md.`,
 			if err != nil {
 				return err
 			}
-			if *file == "" {
-				return errors.New("-c FILE is required (the YAML configuration the client will serve)")
-			}
-			cfg, err := LoadConfig(*file)
+			s, err := installedServer(cmd, *file, name, httpURL, tokenEnvName)
 			if err != nil {
 				return err
 			}
-			if name == "" {
-				name = clientName(cfg.Name)
-			}
-			s := &clientconfig.Server{Name: name}
-			if httpURL != "" {
-				s.URL = httpEndpoint(httpURL)
-				s.TokenEnv = tokenEnvName
-				s.TokenHint = "`verbsurface serve --http` keeps a generated one in " + tokenPathHint(cfg.Name)
-			} else {
-				if cmd.Flags().Changed("token-env") {
-					return errors.New("--token-env applies to --http only")
+			if trustFolder != "" {
+				if client.Name != "gemini" {
+					return errors.New("--trust-folder applies to gemini only")
 				}
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("cannot find the verbsurface executable for the client to start: %v", err)
-				}
-				abs, err := filepath.Abs(*file)
-				if err != nil {
+				if trustFolder, err = filepath.Abs(trustFolder); err != nil {
 					return err
 				}
-				s.Command, s.Args = exe, []string{"serve", "-c", abs}
 			}
+			opts := &clientconfig.Options{Force: force, Out: stdout, TrustFolder: trustFolder}
 			if printOnly {
-				text, err := client.Print(s, nil)
+				text, err := client.Print(s, opts)
 				if err != nil {
 					return err
 				}
 				_, err = fmt.Fprint(stdout, text)
 				return err
 			}
-			_, err = client.Install(cmd.Context(), s, &clientconfig.Options{Force: force, Out: stdout})
+			if _, err = client.Install(cmd.Context(), s, opts); err != nil {
+				return err
+			}
+			// What the client will do first, done here. A failure is
+			// reported, not an error: the configuration is written, and
+			// the line says what stands in the way.
+			line, _ := clientconfig.Check(cmd.Context(), s, os.Environ())
+			_, err = fmt.Fprintln(stdout, line)
 			return err
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "the name the client knows the server by (default: the configuration's name)")
 	c.Flags().BoolVar(&printOnly, "print", false, "print the command or configuration instead of applying it")
 	c.Flags().BoolVar(&force, "force", false, "replace a server of the same name the client already has")
-	c.Flags().StringVar(&httpURL, "http", "", "connect to a running `verbsurface serve --http` at this ADDR (as given to it) or URL")
+	c.Flags().StringVar(&httpURL, "http", "", "connect to a running \"verbsurface serve --http\" at this ADDR (as given to it) or URL")
+	c.Flags().StringVar(&trustFolder, "trust-folder", "", "gemini: also add this directory to Gemini CLI's trusted folders (folder trust is on by default: it runs servers only in folders it trusts)")
 	c.Flags().StringVar(&tokenEnvName, "token-env", tokenEnv, "with --http: the environment variable the client reads the bearer token from")
+	return c
+}
+
+// installedServer is the server `verbsurface install` gives a client, and
+// `verbsurface doctor` checks: this executable's `serve -c /abs/FILE`, or
+// the running HTTP server at httpURL with the token from $tokenEnvName.
+func installedServer(cmd *cobra.Command, file, name, httpURL, tokenEnvName string) (*clientconfig.Server, error) {
+	if file == "" {
+		return nil, errors.New("-c FILE is required (the YAML configuration the client will serve)")
+	}
+	cfg, err := LoadConfig(file)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = clientName(cfg.Name)
+	}
+	s := &clientconfig.Server{Name: name}
+	if httpURL != "" {
+		s.URL = httpEndpoint(httpURL)
+		s.TokenEnv = tokenEnvName
+		s.TokenHint = "`verbsurface serve --http` keeps a generated one in " + tokenPathHint(cfg.Name)
+		return s, nil
+	}
+	if cmd.Flags().Changed("token-env") {
+		return nil, errors.New("--token-env applies to --http only")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the verbsurface executable for the client to start: %v", err)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	s.Command, s.Args = exe, []string{"serve", "-c", abs}
+	return s, nil
+}
+
+// newDoctorCmd is `verbsurface doctor -c FILE`: the check `install` ends
+// with, alone.
+func newDoctorCmd(file *string, stdout io.Writer) *cobra.Command {
+	var httpURL, tokenEnvName string
+	c := &cobra.Command{
+		Use:   "doctor -c FILE",
+		Short: "start serve -c FILE as a client would (or reach --http URL) and say whether a client will see the tool",
+		Long: `Start "verbsurface serve -c FILE" as "verbsurface install" has a client
+start it (this executable, the configuration's absolute path), or reach a
+running "serve --http" at --http ADDR|URL with the token from $` + tokenEnv + `
+(--token-env VAR), and do what a client does first: initialize, then
+tools/list. One line says whether a client will see the one tool
+"request", or why not; the exit status is 1 when it will not.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := installedServer(cmd, *file, "", httpURL, tokenEnvName)
+			if err != nil {
+				return err
+			}
+			line, err := clientconfig.Check(cmd.Context(), s, os.Environ())
+			if err != nil {
+				return errors.New(line)
+			}
+			_, err = fmt.Fprintln(stdout, line)
+			return err
+		},
+	}
+	c.Flags().StringVar(&httpURL, "http", "", "check a running \"verbsurface serve --http\" at this ADDR or URL instead")
+	c.Flags().StringVar(&tokenEnvName, "token-env", tokenEnv, "with --http: the environment variable holding the bearer token")
 	return c
 }
 

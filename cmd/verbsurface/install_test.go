@@ -67,7 +67,7 @@ func TestInstallConnectsAClient(t *testing.T) {
 			switch name {
 			case "claude":
 				list, _ := e.run(filepath.Join(e.bin, "claude"), "mcp", "list")
-				if want := "notes: " + vsBin + " serve -c " + config + " - ✓ Connected"; !strings.Contains(list, want) {
+				if want := "notes: " + vsBin + " serve -c " + config + " - ✔ Connected"; !strings.Contains(list, want) {
 					t.Fatalf("claude mcp list:\n%s\nwant %q", list, want)
 				}
 				return
@@ -148,7 +148,7 @@ func TestInstallHTTPAndClash(t *testing.T) {
 		t.Fatalf("install --http: exit %d\n%s", code, out)
 	}
 	e.env = append(e.env, tokenEnv+"="+httpToken)
-	if list, _ := e.run(filepath.Join(e.bin, "claude"), "mcp", "list"); !strings.Contains(list, "notes: "+srv.url+" (HTTP) - ✓ Connected") {
+	if list, _ := e.run(filepath.Join(e.bin, "claude"), "mcp", "list"); !strings.Contains(list, "notes: "+srv.url+" (HTTP) - ✔ Connected") {
 		t.Fatalf("claude mcp list with the token:\n%s", list)
 	}
 	e.env = append(e.env, tokenEnv+"=")

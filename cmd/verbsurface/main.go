@@ -17,7 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/internal/buildinfo"
 	"github.com/verbsurface/verbsurface/internal/inherited"
+	"github.com/verbsurface/verbsurface/internal/metrics"
 	"github.com/verbsurface/verbsurface/internal/nodump"
+	"github.com/verbsurface/verbsurface/internal/requestlog"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
 	"github.com/verbsurface/verbsurface/projector/fromclick"
@@ -89,6 +91,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 
 	var tolerate bool
+	var logFormat, metricsAddr string
+	var af auditFlags
 	var hf httpFlags
 	serve := &cobra.Command{
 		Use:   "serve -c FILE [--http ADDR]",
@@ -129,10 +133,41 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 					return exitError(1)
 				}
 			}
+			audit, err := af.open(f, stderr)
+			if err != nil {
+				return err
+			}
+			if audit != nil {
+				defer audit.Close()
+			}
 			server := mcp.NewServer(&mcp.Implementation{Name: f.cfg.Name, Version: buildinfo.Version()}, nil)
 			verbsurface.AddRequestTool(server, f.surface)
+			logger, closeLog, err := requestlog.Open(logFormat, stderr, os.Getenv)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			if logger != nil {
+				verbsurface.LogRequests(server, logger)
+			}
+			if metricsAddr != "" {
+				m := metrics.New()
+				f.opHooks = append(f.opHooks, m.OnOp)
+				m.Observe(server)
+				addr, _, err := m.Serve(c.Context(), metricsAddr)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "verbsurface serve: metrics at http://%s/metrics\n", addr)
+			}
 			if hopts != nil {
 				return serveHTTP(c.Context(), f, server, &hf, hopts, os.Getenv, stderr)
+			}
+			if onTerminal(stdin) {
+				fmt.Fprintf(stderr, "verbsurface serve: this is an MCP server for a client to start; it speaks JSON-RPC on stdin/stdout, not for typing at.\n"+
+					"  verbsurface install claude -c %s    connect a client (also codex, gemini, cursor, vscode; --print shows the config)\n"+
+					"  verbsurface call -c %s '{\"help\": true}'    send one request from the shell\n"+
+					"Waiting for JSON-RPC on stdin; Ctrl-D or Ctrl-C stops.\n", file, file)
 			}
 			err = server.Run(c.Context(), &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -141,8 +176,11 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
+	serve.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics, on this loopback address of its own")
+	serve.Flags().StringVar(&logFormat, "log", "off", "one line per MCP request on stderr: off, text or json ($VERBSURFACE_LOG_FILE adds a JSON-lines file)")
 	serve.Flags().BoolVar(&tolerate, "tolerate-unavailable", false, "serve even when some verbs cannot be offered (they answer unavailable_verb)")
 	hf.register(serve)
+	af.register(serve)
 
 	call := &cobra.Command{
 		Use:   "call -c FILE REQUEST",
@@ -226,7 +264,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 	more = addMoreInventoryFlags(inventory)
 
-	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout)} {
+	for _, c := range []*cobra.Command{serve, call, check, inventory, newInstallCmd(&file, stdout), newDoctorCmd(&file, stdout)} {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
@@ -322,3 +360,15 @@ func untilSignal(ctx context.Context, stderr io.Writer, work func() error) error
 // walker's process group is killed at once, its pipes closed within a
 // second (pywalk's WaitDelay).
 const signalGrace = 2 * time.Second
+
+// onTerminal reports whether r is a terminal (a character device): a
+// person typed `verbsurface serve`, which would otherwise wait in silence.
+// (/dev/null is one too: the notice then goes to a stderr nobody minds.)
+func onTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -53,7 +53,7 @@ func TestClientsDocLinesRun(t *testing.T) {
 		check   func(e *clientEnv, out string)
 	}{
 		{"Claude Code", func(e *clientEnv, out string) {
-			if want := "limcp: " + limcpBin + " mcp - ✓ Connected"; !strings.Contains(out, want) {
+			if want := "limcp: " + limcpBin + " mcp - ✔ Connected"; !strings.Contains(out, want) {
 				t.Errorf("claude mcp list says:\n%s\nwant %q", out, want)
 			}
 			h := readJSONFile(t, filepath.Join(e.user, ".claude.json"), "mcpServers", "limcp-http", "headers")

@@ -180,13 +180,13 @@ func TestMCPInstallConnectsEachClient(t *testing.T) {
 				t.Fatalf("limcp mcp install %s: exit %d\n%s%s", client, code, out, stderr)
 			}
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) != 2 || !strings.Contains(lines[len(lines)-1], "check it with") {
-				t.Errorf("output %q; want one line for the step, one for the check", lines)
+			if len(lines) != 3 || !strings.Contains(lines[1], "check it with") || !strings.Contains(lines[2], `a client will see the one tool "request"`) {
+				t.Errorf("output %q; want one line for the step, one naming the client's check, one with install's own", lines)
 			}
 			switch client {
 			case "claude":
 				list := e.client(nil, "claude", "mcp", "list")
-				if want := "limcp: " + limcpBin + " mcp - ✓ Connected"; !strings.Contains(list, want) {
+				if want := "limcp: " + limcpBin + " mcp - ✔ Connected"; !strings.Contains(list, want) {
 					t.Fatalf("claude mcp list:\n%s\nwant %q", list, want)
 				}
 				entry := readJSONFile(t, filepath.Join(e.user, ".claude.json"), "mcpServers", "limcp")
@@ -246,7 +246,7 @@ func TestMCPInstallHTTP(t *testing.T) {
 			withToken := []string{"LIMCP_MCP_TOKEN=" + token}
 			switch client {
 			case "claude":
-				if list := e.client(withToken, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✓ Connected") {
+				if list := e.client(withToken, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✔ Connected") {
 					t.Fatalf("claude mcp list with the token:\n%s", list)
 				}
 				if list := e.client(nil, "claude", "mcp", "list"); !strings.Contains(list, "✗ Failed to connect") {
@@ -363,37 +363,12 @@ func TestMCPInstallPrint(t *testing.T) {
 	}
 }
 
-// TestInstallAgainstRealClients runs `limcp mcp install` with the real
-// claude, codex and gemini (those on PATH) in a throwaway home, and asks
-// each whether the server is there and connected. Only with
-// VERBSURFACE_TEST_REAL_AGENTS=1: these are the user's installs. (No
-// login is needed to add and list servers; VS Code's `code` is left out,
-// since it talks to a running editor.)
-func TestInstallAgainstRealClients(t *testing.T) {
-	clienttest.RequireRealAgents(t)
-	for _, client := range []string{"claude", "codex", "gemini"} {
-		t.Run(client, func(t *testing.T) {
-			path, err := exec.LookPath(client)
-			if err != nil {
-				t.Skipf("%s is not on PATH", client)
-			}
-			e := &clientEnv{env: newEnv(t), user: t.TempDir()}
-			e.extra = []string{"HOME=" + e.user, "CODEX_HOME=" + filepath.Join(e.user, ".codex"), "GEMINI_CLI_HOME=" + e.user}
-			if err := os.MkdirAll(filepath.Join(e.user, ".codex"), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if out, stderr, code := e.limcp("mcp", "install", client); code != 0 {
-				t.Fatalf("limcp mcp install %s: exit %d\n%s%s", client, code, out, stderr)
-			}
-			check := map[string][]string{"claude": {"mcp", "list"}, "codex": {"mcp", "get", "limcp", "--json"}, "gemini": {"mcp", "list"}}[client]
-			want := map[string]string{"claude": "✓ Connected", "codex": limcpBin, "gemini": "Connected"}[client]
-			cmd := exec.Command(path, check...)
-			cmd.Env = append(e.environ(), e.extra...)
-			cmd.Dir = e.user
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), want) {
-				t.Fatalf("%s %v: %v\n%s\nwant %q", client, check, err, out, want)
-			}
-		})
+// TestMCPInstallUsageHasNoBackQuotes: pflag reads a back-quoted word in a
+// flag's usage as the value's name; --help shows "--http string", not a
+// command line in its place.
+func TestMCPInstallUsageHasNoBackQuotes(t *testing.T) {
+	out, _, code := newEnv(t).run("mcp", "install", "--help")
+	if code != 0 || !strings.Contains(out, "--http string") {
+		t.Errorf("limcp mcp install --help: exit %d\n%s\nwant --http string", code, out)
 	}
 }

@@ -25,11 +25,11 @@ func (claudeCode) find(ctx context.Context, r *runner, s *Server) (*existing, er
 	if err != nil {
 		return nil, err
 	}
-	if res.exit != 0 {
-		if strings.Contains(res.stdout+res.stderr, "No MCP server found") {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("%s, to look for a server of that name, failed (exit status %d): %s", formatArgv(argv), res.exit, res.output())
+	switch {
+	case res.exit == 1 && noServer(res):
+		return nil, nil
+	case res.exit != 0:
+		return nil, &unrecognisedError{argv: argv, res: res}
 	}
 	// "  Scope: User config (available in all your projects)"
 	for _, line := range strings.Split(res.stdout, "\n") {
@@ -39,6 +39,30 @@ func (claudeCode) find(ctx context.Context, r *runner, s *Server) (*existing, er
 		}
 	}
 	return &existing{scope: "scope not shown by claude mcp get"}, nil
+}
+
+// noServer reports whether a `mcp get NAME` that failed said there is no
+// server of that name. The clients word it differently, and have changed
+// the words between releases: Claude Code 2.1.1xx "No MCP server found with
+// name: NAME", 2.1.3xx "No MCP server named "NAME". Run `claude mcp add`
+// to add one."; Codex CLI "Error: No MCP server named 'NAME' found.". So
+// the answer is read by its shape (exit status 1, one error naming no MCP
+// server), and anything else is an answer Install does not recognise.
+func noServer(res *runResult) bool {
+	out := strings.ToLower(res.stdout + res.stderr)
+	return strings.Contains(out, "no mcp server") && !strings.Contains(out, "scope:")
+}
+
+// unrecognisedError is a client's answer Install cannot read: a look-up
+// that failed in a way no release it was written against fails.
+type unrecognisedError struct {
+	argv []string
+	res  *runResult
+}
+
+func (e *unrecognisedError) Error() string {
+	return fmt.Sprintf("%s, to look for a server of that name, answered in a way this installer does not recognise (exit status %d): %s",
+		formatArgv(e.argv), e.res.exit, e.res.output())
 }
 
 func (claudeCode) steps(r *runner, s *Server, have *existing) ([]step, error) {
@@ -85,11 +109,18 @@ func (codexCLI) find(ctx context.Context, r *runner, s *Server) (*existing, erro
 	if err != nil {
 		return nil, err
 	}
-	if res.exit != 0 {
-		if strings.Contains(res.stdout+res.stderr, "No MCP server named") {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("%s, to look for a server of that name, failed (exit status %d): %s", formatArgv(argv), res.exit, res.output())
+	switch {
+	case res.exit == 1 && noServer(res):
+		return nil, nil
+	case res.exit != 0:
+		return nil, &unrecognisedError{argv: argv, res: res}
+	}
+	// An answer that is not the server's JSON is not a server found.
+	var got struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || got.Name != s.Name {
+		return nil, &unrecognisedError{argv: argv, res: res}
 	}
 	return &existing{scope: "global config", replaceable: true}, nil
 }
@@ -185,11 +216,24 @@ func (geminiCLI) steps(r *runner, s *Server, have *existing) ([]step, error) {
 	if have != nil {
 		says = fmt.Sprintf("replaced %q (user settings)", s.Name)
 	}
-	return []step{{argv: add, says: says}}, nil
+	steps := []step{{argv: add, says: says}}
+	if r.trust != "" {
+		if !filepath.IsAbs(r.trust) {
+			return nil, fmt.Errorf("the folder to trust, %q, is not an absolute path", r.trust)
+		}
+		path, err := geminiSettings(r)
+		if err != nil {
+			return nil, err
+		}
+		path = filepath.Join(filepath.Dir(path), "trustedFolders.json")
+		steps = append(steps, step{edit: &fileEdit{path: path, name: r.trust, entry: mustJSON("TRUST_FOLDER")},
+			says: fmt.Sprintf("trusts %s (in %s, everything else in it kept): it runs the server there", r.trust, path)})
+	}
+	return steps, nil
 }
 
 func (geminiCLI) check(*Server) string {
-	return "gemini mcp list (in a folder Gemini trusts: with folder trust on, it disables servers elsewhere)"
+	return "gemini mcp list, in a folder Gemini trusts (folder trust is on by default: elsewhere it shows the server Disabled; --trust-folder DIR trusts one, or answer the dialog Gemini shows there)"
 }
 
 func (geminiCLI) stores(s *Server) string {

@@ -29,6 +29,23 @@
 //     else the entry is merged into the user profile's mcp.json
 //     ("servers", "inputs").
 //
+// # Reading the clients' answers
+//
+// A client's look-up (`claude mcp get`, `codex mcp get --json`) is read by
+// its exit status and shape, not by one sentence (the clients reword them
+// between releases). An answer of another shape, or a client program that
+// fails, is a [ClientError] carrying what it said and, where Install could
+// not tell whether the server is there, the lines to run by hand.
+//
+// # Checking
+//
+// [Check] does what a client does first with the configured server: it
+// starts it (the same command, arguments and environment) or reaches it
+// (with the token from the variable the client reads), then initialize and
+// tools/list, and says in one line whether a client will see the one tool.
+// Both fronts run it after Install, and alone as `verbsurface doctor` and
+// `limcp mcp doctor`.
+//
 // # What is stored
 //
 // A stdio server is stored as its absolute command, its arguments and its

@@ -3,6 +3,7 @@ package clientconfig
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -21,6 +22,11 @@ type Options struct {
 	// GOOS selects the platform's file locations (VS Code's profile
 	// directory); "" means runtime.GOOS.
 	GOOS string
+	// TrustFolder, for Gemini CLI, is a directory (absolute) to add to
+	// its trusted folders (~/.gemini/trustedFolders.json) besides the
+	// server: with folder trust on, which is its default, Gemini runs MCP
+	// servers only in folders it trusts. Other clients ignore it.
+	TrustFolder string
 	// Out receives one line per thing Install did, as it does it; nil
 	// discards them (Install returns them too).
 	Out io.Writer
@@ -113,6 +119,15 @@ func (e *ClashError) Error() string {
 		e.Client, e.Name, e.Scope)
 }
 
+// ClientError is a client's program that failed, or answered in a way
+// Install does not recognise; Msg has its answer and, where Install could
+// not tell whether the server is there, the lines to run by hand.
+type ClientError struct {
+	Client, Msg string
+}
+
+func (e *ClientError) Error() string { return e.Msg }
+
 // Install connects the client to s: it looks for a server of the same
 // name (refusing without o.Force, and refusing even with it one that
 // shadows the scope written), then runs the client's program or edits its
@@ -143,6 +158,10 @@ func (c *Client) Install(ctx context.Context, s *Server, o *Options) ([]string, 
 		}
 	}
 	have, err := c.impl.find(ctx, r, s)
+	var unrecognised *unrecognisedError
+	if errors.As(err, &unrecognised) {
+		return nil, &ClientError{Client: c.Title, Msg: err.Error() + "\n" + c.manual(r, s)}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +185,7 @@ func (c *Client) Install(ctx context.Context, s *Server, o *Options) ([]string, 
 			return lines, err
 		}
 		if res.exit != 0 {
-			return lines, fmt.Errorf("%s failed (exit status %d): %s", formatArgv(st.argv), res.exit, res.output())
+			return lines, &ClientError{Client: c.Title, Msg: fmt.Sprintf("%s failed (exit status %d): %s", formatArgv(st.argv), res.exit, res.output())}
 		}
 		say("%s: %s: %s", c.Title, st.says, formatArgv(st.argv))
 	}
@@ -175,6 +194,23 @@ func (c *Client) Install(ctx context.Context, s *Server, o *Options) ([]string, 
 	}
 	say("%s: check it with: %s", c.Title, c.impl.check(s))
 	return lines, nil
+}
+
+// manual is what to run by hand when Install cannot: the lines that add
+// s, after making sure the client has no server of that name.
+func (c *Client) manual(r *runner, s *Server) string {
+	steps, err := c.impl.steps(r, s, nil)
+	if err != nil {
+		return "add the server by hand: docs/clients.md"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "add it by hand, after checking that %s has no server named %q:", c.Title, s.Name)
+	for _, st := range steps {
+		if st.argv != nil {
+			b.WriteString("\n  " + formatArgv(st.argv))
+		}
+	}
+	return b.String()
 }
 
 // Print returns what Install would run or write for s, without looking
@@ -252,7 +288,7 @@ func tokenExport(s *Server) string {
 // client to it: the export of s.TokenEnv from tokenFile (none when the
 // token came from the variable already), the install command (install is
 // the front's, "limcp mcp install", with CLIENT where the client's name
-// goes if not last), and the Claude Code line by hand, the
+// goes if not last), under the name s.Name-http, and the Claude Code line by hand, the
 // header quoted so that the shell passes ${VAR} through and the client
 // stores the reference, never the token. Each line is indented by two
 // spaces and ends in a newline.
@@ -265,8 +301,11 @@ func HTTPHint(install string, s *Server, tokenFile string) string {
 	if strings.Contains(install, "CLIENT") {
 		line = strings.Replace(install, "CLIENT", "claude", 1)
 	}
-	fmt.Fprintf(&b, "  %s --http %s    # or codex, gemini, cursor, vscode (docs/clients.md)\n", line, shellQuote(s.URL))
-	by := []string{"claude", "mcp", "add", s.Name, "--scope", "user", "--transport", "http", s.URL}
+	// Under a name of its own: the stdio server, installed first as a
+	// rule, has s.Name, and a second install under it is refused.
+	name := s.Name + "-http"
+	fmt.Fprintf(&b, "  %s --http %s --name %s    # or codex, gemini, cursor, vscode (docs/clients.md)\n", line, shellQuote(s.URL), name)
+	by := []string{"claude", "mcp", "add", name, "--scope", "user", "--transport", "http", s.URL}
 	if s.TokenEnv != "" {
 		by = append(by, "--header", "Authorization: Bearer ${"+s.TokenEnv+"}")
 	}

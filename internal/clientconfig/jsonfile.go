@@ -96,7 +96,7 @@ func getMember(members []member, key string) (json.RawMessage, bool) {
 // fileEdit merges one server entry into a client's JSON configuration.
 type fileEdit struct {
 	path   string          // the configuration file
-	key    string          // the member holding the servers ("mcpServers", "servers")
+	key    string          // the member holding the servers ("mcpServers", "servers"); "" the file's object
 	name   string          // the server's name
 	entry  json.RawMessage // the server's configuration
 	inputs []json.RawMessage
@@ -111,6 +111,10 @@ func (e *fileEdit) merge(doc []byte) ([]byte, bool, error) {
 	top, err := parseObject(doc)
 	if err != nil {
 		return nil, false, err
+	}
+	if e.key == "" { // the entry is a member of the file's object itself
+		top, replaced := setMember(top, e.name, e.entry)
+		return indentDoc(top, doc, replaced)
 	}
 	var servers []member
 	if raw, ok := getMember(top, e.key); ok && string(bytes.TrimSpace(raw)) != "null" {
@@ -135,6 +139,11 @@ func (e *fileEdit) merge(doc []byte) ([]byte, bool, error) {
 		list, _ := json.Marshal(have)
 		top, _ = setMember(top, "inputs", list)
 	}
+	return indentDoc(top, doc, replaced)
+}
+
+// indentDoc renders the members as doc was indented.
+func indentDoc(top []member, doc []byte, replaced bool) ([]byte, bool, error) {
 	var out bytes.Buffer
 	if err := json.Indent(&out, renderObject(top), "", indentOf(doc)); err != nil {
 		return nil, false, err

@@ -217,12 +217,14 @@ func TestPrintedLinesRunAsPrinted(t *testing.T) {
 
 // TestHTTPHint: the lines a server prints read the token from its file
 // into the variable, name the install command, and quote the header so
-// the shell leaves ${VAR} to the client.
+// the shell leaves ${VAR} to the client; the server goes under NAME-http,
+// beside the stdio server of NAME (a second install under one name is
+// refused).
 func TestHTTPHint(t *testing.T) {
 	got := HTTPHint("limcp mcp install", httpServer, "/home/u/my state/mcp-token")
 	want := "  export LIMCP_MCP_TOKEN=\"$(cat '/home/u/my state/mcp-token')\"\n" +
-		"  limcp mcp install claude --http http://127.0.0.1:8765/mcp    # or codex, gemini, cursor, vscode (docs/clients.md)\n" +
-		"  # by hand: claude mcp add limcp --scope user --transport http http://127.0.0.1:8765/mcp --header 'Authorization: Bearer ${LIMCP_MCP_TOKEN}'\n"
+		"  limcp mcp install claude --http http://127.0.0.1:8765/mcp --name limcp-http    # or codex, gemini, cursor, vscode (docs/clients.md)\n" +
+		"  # by hand: claude mcp add limcp-http --scope user --transport http http://127.0.0.1:8765/mcp --header 'Authorization: Bearer ${LIMCP_MCP_TOKEN}'\n"
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("HTTPHint (-want +got):\n%s", d)
 	}

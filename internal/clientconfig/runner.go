@@ -21,12 +21,13 @@ const runTimeout = 2 * time.Minute
 // runner runs the clients' programs in the configured environment and
 // finds their files from it.
 type runner struct {
-	env  []string
-	goos string
+	env   []string
+	goos  string
+	trust string // Options.TrustFolder
 }
 
 func newRunner(o *Options) *runner {
-	r := &runner{env: o.Environ, goos: o.GOOS}
+	r := &runner{env: o.Environ, goos: o.GOOS, trust: o.TrustFolder}
 	if r.env == nil {
 		r.env = os.Environ()
 	}

@@ -248,7 +248,7 @@ func claudeStatus(e map[string]any) string {
 	if err := probe(claudeEndpoint(e)); err != nil {
 		return "✗ Failed to connect"
 	}
-	return "✓ Connected"
+	return "✔ Connected"
 }
 
 func claudeDescribe(e map[string]any) string {
@@ -303,7 +303,7 @@ func claudeGet(args []string) int {
 	name := args[0]
 	scope, e := claudeFind(name)
 	if e == nil {
-		fmt.Fprintf(os.Stderr, "No MCP server found with name: %s\n", name)
+		fmt.Fprintf(os.Stderr, "No MCP server named %q. Run `claude mcp add` to add one.\n", name) // as Claude Code 2.1.332
 		return 1
 	}
 	fmt.Printf("%s:\n  Scope: %s\n  Status: %s\n  Type: %v\n", name, claudeScopeNames[scope], claudeStatus(e), e["type"])

@@ -11,7 +11,7 @@
 //     directory in ~/.claude.json), project (./.mcp.json) and user
 //     (~/.claude.json); "already exists" for a name taken in the scope;
 //     ${VAR} and ${VAR:-default} expanded when a server is started; list
-//     and get check each server by connecting to it ("✓ Connected");
+//     and get check each server by connecting to it ("✔ Connected");
 //   - `codex mcp add|get|list|remove` (Codex CLI 0.171,
 //     codex-rs/cli/src/mcp_cmd.rs): `add NAME [--env K=V]... -- COMMAND` or
 //     `add NAME --url URL [--bearer-token-env-var VAR]`, a name that exists

@@ -21,7 +21,7 @@ import (
 // this limcp in one command (package clientconfig does the work). It is
 // not a verb: changing a person's client configuration is theirs to do.
 func (a *app) mcpInstallCmd() *cobra.Command {
-	var name, httpURL, tokenEnv string
+	var name, httpURL, tokenEnv, trustFolder string
 	var printOnly, force, readOnly bool
 	c := &cobra.Command{
 		Use:   "install CLIENT",
@@ -52,45 +52,99 @@ See docs/clients.md for every client's manual lines.`,
 	c.Flags().StringVar(&name, "name", "limcp", "the name the client knows the server by (letters, digits, - and _)")
 	c.Flags().BoolVar(&printOnly, "print", false, "print the command or configuration instead of applying it")
 	c.Flags().BoolVar(&force, "force", false, "replace a server of the same name the client already has")
-	c.Flags().StringVar(&httpURL, "http", "", "connect to a running `limcp mcp --http` at this ADDR (as given to it) or URL, instead of starting limcp mcp")
+	c.Flags().StringVar(&httpURL, "http", "", "connect to a running \"limcp mcp --http\" at this ADDR (as given to it) or URL, instead of starting limcp mcp")
 	c.Flags().StringVar(&tokenEnv, "token-env", server.TokenEnv, "with --http: the environment variable the client reads the bearer token from")
 	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only (observe verbs only)")
+	c.Flags().StringVar(&trustFolder, "trust-folder", "", "gemini: also add this directory to Gemini CLI's trusted folders (folder trust is on by default: it runs servers only in folders it trusts)")
 	c.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		client, err := clientconfig.Lookup(args[0])
 		if err != nil {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "client", "client": args[0]},
 				"limcp mcp install %s: no such client; choose one of %s", args[0], strings.Join(clientconfig.Names(), ", "))
 		}
-		home, err := a.resolvedHome()
+		s, err := a.installedServer(cmd, name, httpURL, tokenEnv, readOnly)
 		if err != nil {
 			return err
 		}
-		s := &clientconfig.Server{Name: name}
-		if httpURL != "" {
-			if readOnly {
-				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "read-only"},
-					"--read-only with --http: the HTTP server's flags are its own; start it with `limcp mcp --http ADDR --read-only`")
+		if trustFolder != "" {
+			if client.Name != "gemini" {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "trust-folder"}, "--trust-folder applies to gemini only")
 			}
-			s.URL = serverURL(httpURL)
-			s.TokenEnv = tokenEnv
-			s.TokenHint = "`limcp mcp --http` keeps a generated one in " + filepath.Join(home, server.TokenFileName)
-		} else {
-			if cmd.Flags().Changed("token-env") {
-				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-env"}, "--token-env applies to --http only")
+			if trustFolder, err = filepath.Abs(trustFolder); err != nil {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "trust-folder"}, "--trust-folder: %v", err)
 			}
-			exe := a.opts.Executable
-			if exe == "" {
-				if exe, err = os.Executable(); err != nil {
-					return machine.Errorf(machine.Internal, nil, "cannot find the limcp executable for the client to start: %v", err)
-				}
-			}
-			s.Command, s.Args = exe, []string{"mcp"}
-			if readOnly {
-				s.Args = append(s.Args, "--read-only")
-			}
-			s.Env = map[string]string{HomeEnv: home}
 		}
-		return a.install(cmd.Context(), client, s, printOnly, force)
+		return a.install(cmd.Context(), client, s, printOnly, force, trustFolder)
+	})
+	return c
+}
+
+// installedServer is the server `limcp mcp install` gives a client, and
+// `limcp mcp doctor` checks: this executable's `mcp` with LIMCP_HOME set,
+// or the running HTTP server at httpURL with the token from $tokenEnv.
+func (a *app) installedServer(cmd *cobra.Command, name, httpURL, tokenEnv string, readOnly bool) (*clientconfig.Server, error) {
+	home, err := a.resolvedHome()
+	if err != nil {
+		return nil, err
+	}
+	s := &clientconfig.Server{Name: name}
+	if httpURL != "" {
+		if readOnly {
+			return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "read-only"},
+				"--read-only with --http: the HTTP server's flags are its own; start it with `limcp mcp --http ADDR --read-only`")
+		}
+		s.URL = serverURL(httpURL)
+		s.TokenEnv = tokenEnv
+		s.TokenHint = "`limcp mcp --http` keeps a generated one in " + filepath.Join(home, server.TokenFileName)
+		return s, nil
+	}
+	if cmd.Flags().Changed("token-env") {
+		return nil, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-env"}, "--token-env applies to --http only")
+	}
+	exe := a.opts.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, machine.Errorf(machine.Internal, nil, "cannot find the limcp executable for the client to start: %v", err)
+		}
+	}
+	s.Command, s.Args = exe, []string{"mcp"}
+	if readOnly {
+		s.Args = append(s.Args, "--read-only")
+	}
+	s.Env = map[string]string{HomeEnv: home}
+	return s, nil
+}
+
+// mcpDoctorCmd is `limcp mcp doctor`: the check `limcp mcp install` ends
+// with, alone: start the server as a client would, or reach the running
+// one, and say whether a client will see the tool.
+func (a *app) mcpDoctorCmd() *cobra.Command {
+	var httpURL, tokenEnv string
+	var readOnly bool
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "start limcp mcp as a client would (or reach --http URL) and say whether a client will see the tool",
+		Long: `Start "limcp mcp" as "limcp mcp install" has a client start it (this
+executable, LIMCP_HOME set to this state home), or reach a running
+"limcp mcp --http" at --http ADDR|URL with the token from $` + server.TokenEnv + `
+(--token-env VAR), and do what a client does first: initialize, then
+tools/list. One line says whether a client will see the one tool
+"request", or why not; the exit status is 1 when it will not.`,
+		Args: cobra.NoArgs,
+	}
+	c.Flags().StringVar(&httpURL, "http", "", "check a running \"limcp mcp --http\" at this ADDR or URL instead")
+	c.Flags().StringVar(&tokenEnv, "token-env", server.TokenEnv, "with --http: the environment variable holding the bearer token")
+	c.Flags().BoolVar(&readOnly, "read-only", false, "start the server with --read-only, as install --read-only has it started")
+	c.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
+		s, err := a.installedServer(cmd, "limcp", httpURL, tokenEnv, readOnly)
+		if err != nil {
+			return err
+		}
+		line, err := clientconfig.Check(cmd.Context(), s, os.Environ())
+		if err != nil {
+			return machine.Errorf(machine.ClientFailed, map[string]any{"check": line}, "limcp mcp doctor: %s", line)
+		}
+		return a.ok(map[string]any{"check": line}, func(w io.Writer) { fmt.Fprintln(w, line) })
 	})
 	return c
 }
@@ -104,17 +158,17 @@ func serverURL(v string) string {
 	return "http://" + v + server.HTTPPath
 }
 
-func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clientconfig.Server, printOnly, force bool) error {
+func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clientconfig.Server, printOnly, force bool, trustFolder string) error {
 	data := map[string]any{"client": client.Name, "name": s.Name}
 	if printOnly {
-		text, err := client.Print(s, nil)
+		text, err := client.Print(s, &clientconfig.Options{TrustFolder: trustFolder})
 		if err != nil {
 			return installError(client, s, err)
 		}
 		data["print"] = text
 		return a.ok(data, func(w io.Writer) { fmt.Fprint(w, text) })
 	}
-	opts := &clientconfig.Options{Force: force}
+	opts := &clientconfig.Options{Force: force, TrustFolder: trustFolder}
 	if !a.json {
 		opts.Out = a.opts.Stdout // each step's line as it happens
 	}
@@ -128,7 +182,12 @@ func (a *app) install(ctx context.Context, client *clientconfig.Client, s *clien
 		return installError(client, s, err)
 	}
 	data["lines"] = lines
-	return a.ok(data, nil)
+	// What the client will do first, done here: start or reach the server
+	// as configured. A failure is reported, not an error: the client's
+	// configuration is written, and the line says what stands in the way.
+	check, err := clientconfig.Check(ctx, s, os.Environ())
+	data["check"], data["sees_tool"] = check, err == nil
+	return a.ok(data, func(w io.Writer) { fmt.Fprintln(w, check) })
 }
 
 func installError(client *clientconfig.Client, s *clientconfig.Server, err error) error {
@@ -140,6 +199,10 @@ func installError(client *clientconfig.Client, s *clientconfig.Server, err error
 	if errors.As(err, &clash) {
 		return machine.Errorf(machine.AlreadyExists, map[string]any{"name": s.Name, "client": client.Name, "scope": clash.Scope, "replaceable": clash.Replaceable},
 			"limcp mcp install %s: %v", client.Name, err)
+	}
+	var failed *clientconfig.ClientError
+	if errors.As(err, &failed) {
+		return machine.Errorf(machine.ClientFailed, map[string]any{"client": client.Name}, "limcp mcp install %s: %v", client.Name, err)
 	}
 	return machine.Errorf(machine.Internal, map[string]any{"client": client.Name}, "limcp mcp install %s: %v", client.Name, err)
 }

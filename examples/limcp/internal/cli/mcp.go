@@ -20,6 +20,8 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/internal/clientconfig"
 	"github.com/verbsurface/verbsurface/internal/inherited"
+	"github.com/verbsurface/verbsurface/internal/metrics"
+	"github.com/verbsurface/verbsurface/internal/requestlog"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -33,7 +35,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	var maxSessions int
 	var bounds server.HTTPOptions // the connection and body bounds of --http
 	var limits server.Limits
-	var policyFile, auditFile string
+	var policyFile, auditFile, logFormat, metricsAddr string
 	var auditArgs bool
 	var auditMaxBytes int64
 	var confirmWithin time.Duration
@@ -107,6 +109,8 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().BoolVar(&allowHardLinks, "allow-hard-links", false, "admit files with more than one name (hard links) under the roots; only for roots no untrusted process can write in")
 	c.Flags().StringVar(&policyFile, "policy", "", "enforce this policy file on every op (allow, ask the person, deny; see limcp policy check)")
 	c.Flags().DurationVar(&confirmWithin, "confirm-within", verbsurface.DefaultConfirmWithin, "how long the person has to answer a policy's ask before it expires")
+	c.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics, on this loopback address of its own")
+	c.Flags().StringVar(&logFormat, "log", "off", "one line per MCP request on stderr: off, text or json ($VERBSURFACE_LOG_FILE adds a JSON-lines file)")
 	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
 	c.Flags().BoolVar(&auditArgs, "audit-args", false, "write argument values to the audit too (prompts only as size and SHA-256)")
 	c.Flags().Int64Var(&auditMaxBytes, "audit-max-bytes", 0, "rotate the audit file past this size (default 64 MiB; -1: never)")
@@ -153,12 +157,17 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
+		var m *metrics.Metrics
+		if metricsAddr != "" {
+			m = metrics.New()
+		}
 		srv, err := server.New(server.Options{
 			Private:       private,
 			PolicyFile:    policyFile,
 			ConfirmWithin: confirmWithin,
 			Audit:         audit,
 			AuditErrors:   func(err error) { fmt.Fprintf(a.opts.Stderr, "limcp mcp: audit: %v\n", err) },
+			OnOp:          m.OnOpHook(),
 			Home:          home,
 			Executable:    a.opts.Executable,
 			ReadOnly:      readOnly,
@@ -180,6 +189,22 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			return machine.Errorf(machine.Internal, nil, "%v", err)
 		}
 		defer srv.Close()
+		logger, closeLog, err := requestlog.Open(logFormat, a.opts.Stderr, a.opts.Getenv)
+		if err != nil {
+			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "log"}, "limcp mcp: %v", err)
+		}
+		defer closeLog()
+		if logger != nil {
+			verbsurface.LogRequests(srv.MCPServer(), logger)
+		}
+		if m != nil {
+			m.Observe(srv.MCPServer())
+			addr, _, err := m.Serve(ctx, metricsAddr)
+			if err != nil {
+				return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "metrics"}, "limcp mcp %v", err)
+			}
+			fmt.Fprintf(a.opts.Stderr, "limcp mcp: metrics at http://%s/metrics\n", addr)
+		}
 		warnRootLinks(ctx, srv.Surface(), a.opts.Stderr)
 		if httpAddr == "" {
 			stdioProcs(a.opts.Getenv)
@@ -246,7 +271,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		}
 		return nil
 	})
-	c.AddCommand(a.mcpInstallCmd())
+	c.AddCommand(a.mcpInstallCmd(), a.mcpDoctorCmd())
 	return c
 }
 

@@ -97,6 +97,11 @@ const (
 	// fails or returns something that is not a parser.
 	// Details: {"target": "MODULE:FUNCTION", "kind": "import"}.
 	InventoryFailed Code = "inventory_failed"
+	// ClientFailed: (mcp install) the MCP client's own program failed, or
+	// answered in a way the installer does not recognise; the message
+	// carries its answer and the lines to run by hand.
+	// Details: {"client": NAME}.
+	ClientFailed Code = "client_failed"
 	// Internal: a bug or an unexpected environment failure. The message says what.
 	Internal Code = "internal_error"
 )
@@ -107,7 +112,7 @@ var Codes = []Code{
 	InvalidPlaybook, InvalidFlowSpec, InvalidCron, ProviderNotFound,
 	InvalidProviderConfig, InvalidConfig, SchemaOutdated, SchemaUnsupported, StoreCorrupt,
 	StoreBusy, StoreError, SpawnFailed, ShowKillUnsupported, KillPartial,
-	UnknownSchedule, UnknownTeam, AlreadyExists, LimitReached, WaitFailed, InventoryFailed, Internal,
+	UnknownSchedule, UnknownTeam, AlreadyExists, LimitReached, WaitFailed, InventoryFailed, ClientFailed, Internal,
 }
 
 // Error is a limcp failure as a machine caller sees it. It is also a Go

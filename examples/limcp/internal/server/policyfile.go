@@ -124,19 +124,13 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 	if s.live != nil && rec.Class == verbsurface.ClassSpawn && rec.Decision != "" {
 		s.live.release()
 	}
+	if s.opts.OnOp != nil {
+		s.opts.OnOp(ctx, rec)
+	}
 	if s.opts.Audit == nil {
 		return
 	}
-	ci := verbsurface.RequestClient(ctx)
-	line := &policy.AuditRecord{
-		Time: time.Now().UTC(), Session: ci.Session, Client: ci.Name, ClientVersion: ci.Version,
-		Index: rec.Index, Verb: rec.Verb, ArgsSHA256: rec.ArgsDigest,
-		Decision: rec.Decision, Rule: rec.Rule, Confirmed: rec.Confirmed,
-		Result: rec.Code, DurationMS: float64(rec.Duration.Microseconds()) / 1000, DryRun: rec.DryRun,
-	}
-	if s.opts.Audit.Args() && rec.Args != nil {
-		line.Args = policy.RedactArgs(rec.Args, s.storedPrompts(rec)...)
-	}
+	line := verbsurface.AuditRecord(ctx, rec, s.opts.Audit.Args(), s.storedPrompts(rec)...)
 	if rec.Class == verbsurface.ClassSpawn && rec.Code == "ok" {
 		var sub struct {
 			ID string `json:"id"`

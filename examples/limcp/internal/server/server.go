@@ -98,6 +98,9 @@ type Options struct {
 	// AuditErrors receives an audit write failure (stderr, say); nil:
 	// dropped.
 	AuditErrors func(error)
+	// OnOp, when set, also sees every op once it finished (limcp mcp
+	// --metrics counts them).
+	OnOp func(context.Context, *verbsurface.OpRecord)
 
 	NoStoreSignal bool
 	NoNotify      bool
@@ -265,7 +268,7 @@ func New(opts Options) (*Server, error) {
 			s.live = &livePolicy{max: n, count: s.countLive}
 		}
 	}
-	if opts.PolicyFile != "" || opts.Audit != nil {
+	if opts.PolicyFile != "" || opts.Audit != nil || opts.OnOp != nil {
 		sopts.OnOp = s.onOp
 	}
 	s.surface, err = verbsurface.New(reg, &sopts)
