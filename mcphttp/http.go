@@ -222,11 +222,17 @@ func Listen(addr, token string) (net.Listener, error) {
 // Every refusal before the SDK (403, 401, 413, 503, and 404 for a path
 // other than [Path]) closes the connection once it is written.
 //
+// Handler adds to srv what protocol 2026-07-28 asks of a server beyond
+// the SDK: the caching hints of tools/list (ttlMs [ToolsTTL]) and, in
+// server/discover, the capabilities the SDK honours (docs/http.md says
+// why each).
+//
 // So the memory requests hold while decoded is bounded by what
 // MaxDecodingBytes admits at once, times what the SDK and the surface make
 // of a body (the package documentation gives the arithmetic).
 func Handler(srv *mcp.Server, opts *Options) http.Handler {
 	o := opts.withDefaults()
+	srv.AddReceivingMiddleware(newerProtocol)
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	stateful := mcp.NewStreamableHTTPHandler(getServer,
 		&mcp.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, MaxRequestBodyBytes: o.MaxBodyBytes})

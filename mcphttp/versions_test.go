@@ -173,3 +173,30 @@ func TestStatelessPathGuards(t *testing.T) {
 		})
 	}
 }
+
+// TestNewerProtocolAnswers: what the HTTP face adds for 2026-07-28: the
+// tools/list caching hints (a day, public without per-caller identity),
+// and the prompts and resources capabilities declared, since their list
+// methods are answered.
+func TestNewerProtocolAnswers(t *testing.T) {
+	srv, _ := spawnSurface(t, nil)
+	url := serveVersions(t, srv, &mcphttp.Options{Token: testToken})
+	newer := connectVersion(t, url, "2026-07-28")
+	tools, err := newer.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tools.TTLMs != int(mcphttp.ToolsTTL.Milliseconds()) || tools.CacheScope != "public" {
+		t.Fatalf("tools/list ttlMs %d cacheScope %q; want %d public", tools.TTLMs, tools.CacheScope, mcphttp.ToolsTTL.Milliseconds())
+	}
+	caps := newer.InitializeResult().Capabilities
+	if caps.Prompts == nil || caps.Resources == nil {
+		t.Fatalf("server/discover capabilities %+v; want prompts and resources declared", caps)
+	}
+	if _, err := newer.ListPrompts(context.Background(), nil); err != nil {
+		t.Fatalf("prompts/list, declared: %v", err)
+	}
+	if _, err := newer.ListResources(context.Background(), nil); err != nil {
+		t.Fatalf("resources/list, declared: %v", err)
+	}
+}
