@@ -3,14 +3,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestIndependentNodeClient2026 drives `limcp mcp --http --policy` with an
@@ -28,34 +24,10 @@ func TestIndependentNodeClient2026(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("VERBSURFACE_REQUIRE_NODE") == "1" {
-			t.Fatalf("VERBSURFACE_REQUIRE_NODE=1 but node or the TypeScript client is missing: %v", err)
-		}
-		t.Skipf("skipping the independent 2026-07-28 client: %v (run `npm ci` in %s)", err, dir)
-	}
-
+	node := needNode(t, dir, "client")
 	e := newEnv(t)
 	url := e.startHTTP("", "--policy", e.writeFile("policy.yaml", e2ePolicy), "--no-notify")
-	token, err := os.ReadFile(filepath.Join(e.home, "mcp-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), url)
-	cmd.Dir = dir
-	cmd.Env = append(e.environ(), "NODECLIENT_BEARER_TOKEN="+strings.TrimSpace(string(token)))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node client: %v\nstderr:\n%s", err, stderr.String())
-	}
+	out := e.runNodeClient(node, dir, url)
 	var seen struct {
 		ProtocolVersion string
 		SessionID       *string
