@@ -57,16 +57,12 @@ func spawnSurface(t *testing.T, key func(context.Context) string) (*mcp.Server, 
 	return srv, started
 }
 
-// connect opens a real go-sdk streamable session over HTTP.
+// connect opens a real go-sdk streamable session over HTTP, on
+// 2025-11-25: sessions are what these tests are about, and a client on
+// 2026-07-28 has none (versions_test.go).
 func connect(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{testToken}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectVersion(t, url, "2025-11-25")
 }
 
 func request(t *testing.T, cs *mcp.ClientSession, req string) map[string]any {

@@ -208,10 +208,14 @@ func Listen(addr, token string) (net.Listener, error) {
 //     and must then deliver its body within ReadTimeout (a body that
 //     turns out larger than it said, or than MaxBodyBytes, gets the SDK's
 //     413);
-//  5. the session cap: a request that would open a session beyond
+//  5. the version route: a request on protocol 2026-07-28 or later
+//     (its MCP-Protocol-Version header, or without one the version in
+//     its _meta) goes to the SDK's stateless handler, which opens no
+//     session, so straight to step 7; any other goes on to step 6;
+//  6. the session cap: a request that would open a session beyond
 //     MaxSessions gets 503 saying so (checked after the token, so a
 //     client without it cannot fill the table);
-//  6. the SDK's handler, whose DNS-rebinding protection (a loopback
+//  7. the SDK's handler, whose DNS-rebinding protection (a loopback
 //     connection with a non-loopback Host gets 403) stays on, and whose
 //     idle timer closes sessions after SessionTimeout; a request on a
 //     closed session gets its 404 "session not found".
@@ -221,14 +225,28 @@ func Listen(addr, token string) (net.Listener, error) {
 // which is answered before the checks) closes the connection once it is
 // written.
 //
+// Handler adds to srv what protocol 2026-07-28 asks of a server beyond
+// the SDK: the caching hints of tools/list (ttlMs [ToolsTTL]) and, in
+// server/discover, the capabilities the SDK honours (docs/http.md says
+// why each).
+//
 // So the memory requests hold while decoded is bounded by what
 // MaxDecodingBytes admits at once, times what the SDK and the surface make
 // of a body (the package documentation gives the arithmetic).
 func Handler(srv *mcp.Server, opts *Options) http.Handler {
 	o := opts.withDefaults()
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	srv.AddReceivingMiddleware(newerProtocol)
+	getServer := func(*http.Request) *mcp.Server { return srv }
+	stateful := mcp.NewStreamableHTTPHandler(getServer,
 		&mcp.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, MaxRequestBodyBytes: o.MaxBodyBytes})
-	var h http.Handler = newSessionGate(srv, o.MaxSessions, o.SessionTimeout, o.Name).wrap(sdk)
+	stateless := mcp.NewStreamableHTTPHandler(getServer,
+		&mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: o.MaxBodyBytes})
+	var h http.Handler = &versionRouter{
+		stateful:  newSessionGate(srv, o.MaxSessions, o.SessionTimeout, o.Name).wrap(stateful),
+		stateless: stateless,
+		maxBody:   o.MaxBodyBytes,
+		name:      o.Name,
+	}
 	h = (&bodyGate{maxBody: o.MaxBodyBytes, readTimeout: o.ReadTimeout, budget: newByteBudget(o.MaxDecodingBytes), name: o.Name}).wrap(h)
 	h = admitConn(h)
 	if o.Token != "" {

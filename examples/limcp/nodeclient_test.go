@@ -27,38 +27,10 @@ func TestIndependentNodeClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	missing := func(why string) {
-		t.Helper()
-		if os.Getenv("VERBSURFACE_REQUIRE_NODE") == "1" {
-			t.Fatalf("VERBSURFACE_REQUIRE_NODE=1 but %s", why)
-		}
-		t.Skipf("skipping the independent-client check: %s (run `npm ci` in %s)", why, dir)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		missing("the TypeScript SDK is not installed")
-	}
-
+	node := needNode(t, dir, "sdk")
 	e := newEnv(t)
 	url := e.startHTTP("") // the server generates its token into the home
-	token, err := os.ReadFile(filepath.Join(e.home, "mcp-token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"), limcpBin, e.home, url)
-	cmd.Dir = dir
-	cmd.Env = append(e.environ(), "NODECLIENT_BEARER_TOKEN="+strings.TrimSpace(string(token)))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node client: %v\nstderr:\n%s", err, stderr.String())
-	}
+	out := e.runNodeClient(node, dir, limcpBin, e.home, url)
 	var seen []struct {
 		Transport               string
 		Tools                   []string
@@ -98,4 +70,44 @@ func TestIndependentNodeClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// needNode is the path of node, with the package pkg of @modelcontextprotocol
+// installed in dir by `npm ci`; without either the test is skipped, or
+// failed under VERBSURFACE_REQUIRE_NODE=1.
+func needNode(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "package.json"))
+	}
+	if err != nil {
+		if os.Getenv("VERBSURFACE_REQUIRE_NODE") == "1" {
+			t.Fatalf("VERBSURFACE_REQUIRE_NODE=1 but node or the TypeScript SDK is missing: %v", err)
+		}
+		t.Skipf("skipping the independent-client check: %v (run `npm ci` in %s)", err, dir)
+	}
+	return node
+}
+
+// runNodeClient runs dir/client.mjs ARGS with the token the server
+// generated into the home, and returns its stdout.
+func (e *env) runNodeClient(node, dir string, args ...string) []byte {
+	e.t.Helper()
+	token, err := os.ReadFile(filepath.Join(e.home, "mcp-token"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "client.mjs")}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(e.environ(), "NODECLIENT_BEARER_TOKEN="+strings.TrimSpace(string(token)))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		e.t.Fatalf("node client: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return out
 }

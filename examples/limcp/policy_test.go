@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,28 @@ func (e *env) dialPolicy(version string, opts *mcp.ClientOptions, args ...string
 	return &mcpClient{t: e.t, cs: cs, home: e.home}
 }
 
+// dialPolicyHTTP is dialPolicy over streamable HTTP: `limcp mcp --http
+// ARGS...` with its generated token, one server per client.
+func (e *env) dialPolicyHTTP(version string, opts *mcp.ClientOptions, args ...string) *mcpClient {
+	e.t.Helper()
+	url := e.startHTTP("", args...)
+	token, err := os.ReadFile(filepath.Join(e.home, "mcp-token"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token: strings.TrimSpace(string(token)), base: http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-policy", Version: "v1.2.3"}, opts).
+		Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		e.t.Fatalf("connecting to limcp mcp --http: %v", err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		e.t.Fatalf("negotiated %s, want %s", got, version)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return &mcpClient{t: e.t, cs: cs, home: e.home}
+}
+
 // person answers elicitations.
 type person struct {
 	mu     sync.Mutex
@@ -101,13 +124,20 @@ func (p *person) questions() []string {
 // journey has exactly one audit line, refused ones included, and the
 // prompt's text is nowhere in the audit.
 func TestPolicyConfirmE2E(t *testing.T) {
-	for _, version := range []string{"2026-07-28", "2025-11-25"} {
-		t.Run(version, func(t *testing.T) {
+	for _, c := range []struct{ version, transport string }{
+		{"2026-07-28", "stdio"}, {"2025-11-25", "stdio"}, {"2026-07-28", "HTTP"}, {"2025-11-25", "HTTP"},
+	} {
+		version := c.version
+		t.Run(version+"/"+c.transport, func(t *testing.T) {
 			e := newEnv(t)
+			dial := e.dialPolicy
+			if c.transport == "HTTP" {
+				dial = e.dialPolicyHTTP
+			}
 			pol := e.writeFile("policy.yaml", e2ePolicy)
 			audit := filepath.Join(e.home, "audit.jsonl")
 			p := &person{action: "accept"}
-			c := e.dialPolicy(version, &mcp.ClientOptions{ElicitationHandler: p.answer},
+			c := dial(version, &mcp.ClientOptions{ElicitationHandler: p.answer},
 				"--policy", pol, "--audit", audit, "--audit-args", "--confirm-within", "2s", "--no-notify")
 			fp := c.help("agent.submit").SchemaFingerprint
 			ops := 0 // ops sent in requests that ran (help is not an op)
@@ -165,7 +195,7 @@ func TestPolicyConfirmE2E(t *testing.T) {
 			}
 
 			// A client without elicitation: the documented refusal.
-			bare := e.dialPolicy(version, nil, "--policy", pol, "--audit", audit, "--no-notify")
+			bare := dial(version, nil, "--policy", pol, "--audit", audit, "--no-notify")
 			ops++
 			o = bare.fail("policy_refused", "agent.submit", map[string]any{"model": "echo", "prompt": secretPrompt}, fp)
 			if !strings.Contains(o.Error.Message, "cannot ask its person") || !strings.Contains(o.Error.Message, "rule spawns-need-my-ok") {
