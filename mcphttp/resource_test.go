@@ -151,3 +151,43 @@ func TestOAuthMCPClient(t *testing.T) {
 		t.Fatal("connected without a token")
 	}
 }
+
+// A session is bound to the subject whose token opened it: another
+// subject's valid token on it gets 403 (the SDK's check, fed the
+// subject by the verifier).
+func TestOAuthSessionBoundToSubject(t *testing.T) {
+	p := oauthtest.Start(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	endpoint := serveOAuth(t, p, srv)
+	p.AddClient(oauthtest.Client{ID: "alice", Secret: "s1", Audience: []string{endpoint}})
+	p.AddClient(oauthtest.Client{ID: "bob", Secret: "s2", Audience: []string{endpoint}})
+	post := func(token, session, body string) *http.Response {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(p.Token(t, "alice", "verbsurface:call"), "",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || session == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, session)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if resp := post(p.Token(t, "bob", "verbsurface:call"), session, ping); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("bob on alice's session: %d, want 403", resp.StatusCode)
+	}
+	if resp := post(p.Token(t, "alice", "verbsurface:call"), session, ping); resp.StatusCode != 200 {
+		t.Errorf("alice on her session: %d, want 200", resp.StatusCode)
+	}
+}
