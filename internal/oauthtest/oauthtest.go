@@ -13,6 +13,7 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -172,7 +173,7 @@ func (s *store) Rotate() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
-	id := "key-" + string(rune('0'+s.n))
+	id := fmt.Sprintf("key-%d", s.n)
 	s.keys = append(s.keys, &key{id: id, key: k})
 	return id
 }
@@ -222,7 +223,7 @@ func (s *store) CreateAccessToken(_ context.Context, req op.TokenRequest) (strin
 		life = time.Hour
 	}
 	s.n++
-	return "token-" + string(rune('a'+s.n%26)), time.Now().Add(life), nil
+	return fmt.Sprintf("token-%d", s.n), time.Now().Add(life), nil
 }
 
 // GetPrivateClaimsFromScopes puts the granted scopes in the token's scope
