@@ -107,3 +107,19 @@ func ExampleNewRunner() {
 	// Output:
 	// dispatch: program /no/such/cli does not exist
 }
+
+// A program that writes its JSON report on stderr (as gcc does under
+// -fdiagnostics-format=json) is read from there; its stdout comes back in
+// stderr's place.
+func ExampleStream() {
+	r := shCLI(`echo 'checking' ; echo '[{"kind":"error","line":1}]' >&2; exit 1`,
+		dispatch.Options{Output: dispatch.OutputJSON, OKExit: []int{0, 1}, OutputStream: dispatch.StreamStderr})
+	data, err := r.Run(context.Background(), nil)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(string(data))
+	// Output:
+	// {"output":[{"kind":"error","line":1}],"exit_code":1,"stdout":"checking\n","replaced_bytes":0}
+}

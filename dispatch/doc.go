@@ -73,6 +73,10 @@
 // linter's findings are never lost; stdout that is not what the mode says
 // is invalid_result with an excerpt ([ParseOutput] reads each mode).
 // Timeouts, caps and process groups are exactly those of the contract.
+// A program that writes its report on stderr (gcc's JSON diagnostics) is
+// run with Options.OutputStream set to [StreamStderr]: the mode reads
+// stderr, capped like stdout, and stdout comes back in its place
+// ([StderrOutputResult]).
 //
 // # Failures, in the order they are checked
 //
@@ -117,8 +121,11 @@
 // runner's feet; the stray members of a command that exited on its own are
 // signalled only just after one of them was seen alive, and a live member
 // keeps the id in use. Work in another session is not
-// in the group and is never signalled; a stream it keeps open does not make
-// Execute wait (reading stops once the group is gone and the pipe is empty).
+// in the group and is never signalled, unless Options.EndDetached asks
+// (Linux: this process adopts its orphaned descendants and kills the ones
+// carrying the command's tag once the group is gone); a stream it keeps
+// open does not make Execute wait (reading stops once the group is gone
+// and the pipe is empty).
 //
 // A command dies with the process that runs it: on Linux and FreeBSD it is
 // started with a parent-death signal (SIGKILL), so a server killed outright

@@ -93,6 +93,10 @@ type Error struct {
 	ResultProblem Kind
 	// Stderr is the retained tail of the command's stderr.
 	Stderr string
+	// Stdout is the retained tail of the command's stdout when its
+	// machine output is on stderr (Options.OutputStream), which is then
+	// not quoted in Stderr: it is Output. (Added after Stderr.)
+	Stdout string
 	// Output is, for a nonzero_exit under an output mode other than
 	// envelope (Options.Output), stdout as that mode reads it (null when
 	// stdout was not what the mode says: ResultProblem and Excerpt say
@@ -118,12 +122,14 @@ func (e *Error) Error() string {
 }
 
 // ErrorMessage returns "<command>: <problem>" with the command as a
-// caller may see it: the program by its name alone and without the
-// runner's leading arguments, which are the operator's (a script's path,
-// a configuration file) and can name the server's files. A server that
-// answers an untrusted client with this message and [Error.ErrorDetails]
-// quotes none of its own paths; the program's stderr, quoted as it
-// printed it, is the program's to keep clean.
+// caller may see it: the program by its name alone, and the runner's
+// leading arguments (the operator's: "-m pip", a script, a configuration
+// file) with every path by its last element, so no directory of the
+// server is quoted. A server that answers an untrusted client with this
+// message and [Error.ErrorDetails] quotes none of its own directories;
+// the program's stderr, quoted as it printed it, is the program's to keep
+// clean, and a leading argument that is a secret is the operator's
+// mistake (pass secrets in the environment).
 func (e *Error) ErrorMessage() string {
 	return e.sentence(e.callerCommand())
 }
@@ -143,7 +149,8 @@ func (e *Error) sentence(command string) string {
 }
 
 // callerCommand is the command line as a caller may see it: the
-// program's base name and the arguments after the leading ones.
+// program's base name, the leading arguments with each path by its last
+// element (basePath), and the rest as given.
 func (e *Error) callerCommand() string {
 	return callerCommand(e.Program, e.Args, e.Leading)
 }
@@ -152,7 +159,26 @@ func callerCommand(program string, args []string, leading int) string {
 	if leading > len(args) {
 		leading = len(args)
 	}
-	return formatCommand(filepath.Base(program), args[leading:])
+	words := make([]string, 0, len(args))
+	for _, w := range args[:leading] {
+		words = append(words, basePath(w))
+	}
+	return formatCommand(filepath.Base(program), append(words, args[leading:]...))
+}
+
+// basePath is a leading argument as a caller may see it: a word naming a
+// path ("/srv/tools/notes.py", "--config=/etc/x.conf") by the path's last
+// element ("notes.py", "--config=x.conf"), so the command reads as the one
+// that ran ("python3 -m pip show", not "python3 show") without quoting
+// the server's directories.
+func basePath(w string) string {
+	if !strings.Contains(w, "/") {
+		return w
+	}
+	if opt, val, ok := strings.Cut(w, "="); ok && strings.HasPrefix(opt, "-") {
+		return opt + "=" + filepath.Base(val)
+	}
+	return filepath.Base(w)
 }
 
 // Unwrap returns the underlying cause (for errors.Is with
@@ -166,9 +192,9 @@ func (e *Error) ErrorCode() string { return string(e.Kind) }
 // ErrorDetails returns the machine-readable facts of the failure,
 // JSON-ready. Keys present depend on the kind:
 //
-//   - "command": the shortened command line as a caller may see it (the
-//     program's name, no leading arguments: see ErrorMessage), always
-//     when known;
+//   - "command": the command line as a caller may see it (the
+//     program's name, the leading arguments with paths by their last
+//     element: see ErrorMessage), always when known;
 //   - "problem": the problem in words, always;
 //   - "exit_code", "signal": for nonzero_exit;
 //   - "result_problem": for nonzero_exit, what stdout lacked ("" when it held an ok result);
@@ -180,7 +206,9 @@ func (e *Error) ErrorCode() string { return string(e.Kind) }
 //   - "timeout_seconds": for timeout;
 //   - "result_version": for unsupported_result_version;
 //   - "cause": for cancelled and launch_failed, the underlying error's text;
-//   - "stderr_tail": whenever stderr was captured and is not empty.
+//   - "stderr_tail": whenever stderr was captured and is not empty;
+//   - "stdout_tail": instead, when the machine output is on stderr
+//     (Options.OutputStream) and stdout is not empty.
 func (e *Error) ErrorDetails() map[string]any {
 	d := map[string]any{"problem": e.Problem}
 	if e.Program != "" {
@@ -220,6 +248,9 @@ func (e *Error) ErrorDetails() map[string]any {
 	}
 	if e.Stderr != "" {
 		d["stderr_tail"] = e.Stderr
+	}
+	if e.Stdout != "" {
+		d["stdout_tail"] = e.Stdout
 	}
 	return d
 }

@@ -10,9 +10,11 @@ import (
 )
 
 // The words an error has for a caller (ErrorMessage, ErrorDetails) name
-// the program by its name and leave out the runner's leading arguments,
-// which are the operator's and may name the server's files; Error keeps
-// the whole command line for the operator's logs.
+// the program by its name and read as the command that ran: the runner's
+// leading arguments are there ("python3 -m pip show", not "python3
+// show"), each path by its last element, since they are the operator's
+// and may name the server's files; Error keeps the whole command line for
+// the operator's logs.
 func TestErrorWordsForACaller(t *testing.T) {
 	type worded interface {
 		ErrorMessage() string
@@ -25,8 +27,8 @@ func TestErrorWordsForACaller(t *testing.T) {
 		code    string
 		command string // details.command and the message's start
 	}{
-		{"a dispatch failure", []string{"stderr"}, []string{"boom", "3"}, "nonzero_exit", "fakecli boom 3"},
-		{"the CLI's own error", []string{"print"}, []string{errResult, "1"}, "cli_error", formatCommand("fakecli", []string{errResult, "1"})},
+		{"a dispatch failure", []string{"stderr"}, []string{"boom", "3"}, "nonzero_exit", "fakecli stderr boom 3"},
+		{"the CLI's own error", []string{"print"}, []string{errResult, "1"}, "cli_error", formatCommand("fakecli", []string{"print", errResult, "1"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +54,15 @@ func TestErrorWordsForACaller(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A leading argument that names a path is shown by its last element,
+// alone or as an option's value; every other word as it is.
+func TestCallerCommandLeadingPaths(t *testing.T) {
+	got := callerCommand("/usr/bin/python3", []string{"-m", "pip", "/srv/tools/run.py", "--config=/etc/tool/x.conf", "show", "/tmp/a/b"}, 4)
+	if want := "python3 -m pip run.py --config=x.conf show /tmp/a/b"; got != want {
+		t.Fatalf("callerCommand = %q, want %q", got, want)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/verbsurface/verbsurface/internal/portablejson"
 )
 
 // Output says how a command answers on stdout, and so how [Runner.Execute]
@@ -79,6 +81,11 @@ const excerptLen = 120
 // stdout that is not exactly one JSON value; for jsonl, a line that is not
 // exactly one. text never fails.
 func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
+	return parseOutput(o, "stdout", stdout)
+}
+
+// parseOutput is ParseOutput of the stream named stream.
+func parseOutput(o Output, stream string, stdout []byte) (json.RawMessage, int, error) {
 	clean, replaced := replaceInvalidUTF8(stdout)
 	switch o {
 	case OutputText:
@@ -90,7 +97,10 @@ func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
 		}
 		var b bytes.Buffer
 		if err := appendValue(&b, clean); err != nil {
-			return nil, replaced, invalidOutput(o, fmt.Sprintf("stdout is not one JSON value: %s", err), clean)
+			return nil, replaced, invalidOutput(o, fmt.Sprintf("%s is not one JSON value: %s", stream, err), clean)
+		}
+		if err := portablejson.Check(b.Bytes()); err != nil {
+			return nil, replaced, invalidOutput(o, "stdout is JSON that not every client can decode: "+err.Error(), clean)
 		}
 		return b.Bytes(), replaced, nil
 	case OutputJSONL:
@@ -105,8 +115,12 @@ func ParseOutput(o Output, stdout []byte) (json.RawMessage, int, error) {
 			if n > 0 {
 				b.WriteByte(',')
 			}
+			at := b.Len()
 			if err := appendValue(&b, line); err != nil {
-				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of stdout is not one JSON value: %s", i+1, err), line)
+				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of %s is not one JSON value: %s", i+1, stream, err), line)
+			}
+			if err := portablejson.Check(b.Bytes()[at:]); err != nil {
+				return nil, replaced, invalidOutput(o, fmt.Sprintf("line %d of stdout is JSON that not every client can decode: %s", i+1, err), line)
 			}
 			n++
 		}
@@ -199,7 +213,12 @@ func checkOutputOptions(o Output, okExit []int) error {
 //  2. stdout is not what the mode says: invalid_result with an excerpt.
 //  3. Otherwise the result is an [OutputResult].
 func (r *Runner) finishOutput(res *Result, e *Error, signal string, fail func(*Error) (*Result, error)) (*Result, error) {
-	out, replaced, perr := ParseOutput(r.output, res.Stdout)
+	machineName, _ := r.machineStreams()
+	machine, other := res.Stdout, res.Stderr
+	if r.stream == StreamStderr {
+		machine, other = res.Stderr, res.Stdout
+	}
+	out, replaced, perr := parseOutput(r.output, machineName, machine)
 	if perr != nil {
 		out = json.RawMessage("null")
 	}
@@ -219,11 +238,15 @@ func (r *Runner) finishOutput(res *Result, e *Error, signal string, fail func(*E
 	}
 	if perr != nil {
 		pe := perr.(*Error)
-		pe.ExitCode, pe.Stderr = res.ExitCode, string(res.Stderr)
+		pe.ExitCode, pe.Stderr, pe.Stdout = res.ExitCode, e.Stderr, e.Stdout
 		return fail(pe)
 	}
-	stderr, _ := replaceInvalidUTF8(res.Stderr)
-	data, err := json.Marshal(OutputResult{Output: out, ExitCode: res.ExitCode, Stderr: string(stderr), ReplacedBytes: replaced})
+	otherText, _ := replaceInvalidUTF8(other)
+	var result any = OutputResult{Output: out, ExitCode: res.ExitCode, Stderr: string(otherText), ReplacedBytes: replaced}
+	if r.stream == StreamStderr {
+		result = StderrOutputResult{Output: out, ExitCode: res.ExitCode, Stdout: string(otherText), ReplacedBytes: replaced}
+	}
+	data, err := json.Marshal(result)
 	if err != nil { // cannot happen: out is compact JSON
 		return fail(&Error{Kind: KindInvalidResult, ExitCode: res.ExitCode, Problem: err.Error()})
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/verbsurface/verbsurface/internal/portablejson"
 )
 
 // SupportedResultVersion is the only machine-result version this package
@@ -58,6 +60,9 @@ func ParseMachineResult(stdout []byte) (*MachineResult, error) {
 	first, err := singleValue(stdout)
 	if err != nil {
 		return nil, err
+	}
+	if err := portablejson.Check(first); err != nil {
+		return nil, resultError(KindInvalidResult, "stdout holds JSON that not every client can decode: "+err.Error())
 	}
 	if first[0] != '{' {
 		return nil, resultError(KindInvalidResult, fmt.Sprintf("stdout holds a JSON %s, not an object", jsonTypeName(first[0])))

@@ -38,6 +38,7 @@ func TestParseMachineResult(t *testing.T) {
 		{"a string result_version is invalid", `{"result_version":"1","ok":true,"data":1}`, KindInvalidResult, "not an integer"},
 		{"a fractional result_version is invalid", `{"result_version":1.5,"ok":true,"data":1}`, KindInvalidResult, "not an integer"},
 		{"a repeated key is invalid", `{"result_version":1,"ok":true,"ok":false,"data":1}`, KindInvalidResult, `repeats the key "ok"`},
+		{"a number beyond a double is invalid", `{"result_version":1,"ok":true,"data":{"n":-1e999}}`, KindInvalidResult, "not every client can decode"},
 		// 5. version
 		{"version 0 is unsupported", `{"result_version":0,"ok":true,"data":1}`, KindUnsupportedResultVersion, "result_version 0"},
 		{"version 2 is unsupported whatever its shape", `{"result_version":2,"status":"fine"}`, KindUnsupportedResultVersion, "result_version 2"},

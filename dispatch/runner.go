@@ -4,6 +4,8 @@ package dispatch
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +14,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/verbsurface/verbsurface/internal/tied"
 )
 
 // Defaults of [Options]: each applies when its field is zero.
@@ -70,6 +75,23 @@ type Options struct {
 	// exit 1 takes [0, 1]. Refused under the envelope, whose contract
 	// needs exit status 0 for an ok result.
 	OKExit []int
+
+	// EndDetached ends, with the command, what it detached into sessions
+	// of its own (a daemon's double fork and setsid), which stopping its
+	// process group does not reach: on Linux the runner makes this process
+	// the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER,
+	// process-wide, once), starts each command with a tag in its
+	// environment (VERBSURFACE_RUN=…), and once the command's group is
+	// gone kills every adopted process that carries its tag, and their
+	// descendants. A process that clears its environment, or makes it
+	// unreadable (undumpable, set-id), is not found. Elsewhere it does
+	// nothing. Off (the zero value), detached work is the CLI's decision
+	// and is left alone: limcp's runs detach by design.
+	EndDetached bool
+	// OutputStream is the stream the output modes read: stdout (""
+	// or StreamStdout) or StreamStderr, for a program that writes its
+	// report on stderr. Refused under the envelope.
+	OutputStream Stream
 }
 
 // Runner runs one CLI under the machine-result contract. It holds the
@@ -87,6 +109,8 @@ type Runner struct {
 	grace     time.Duration
 	output    Output     // "" for the envelope
 	okExit    []int      // for the other outputs
+	endDetach bool       // Options.EndDetached, where this process adopts orphans
+	stream    Stream     // where the other outputs are read: "" for stdout
 	awaitExit exitWaiter // platformExitWaiter; tests swap in pollExit
 }
 
@@ -114,6 +138,9 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		return nil, bad("no program given", nil)
 	}
 	if err := checkOutputOptions(opts.Output, opts.OKExit); err != nil {
+		return nil, bad(fmt.Sprintf("runner for %q: %v", program, err), nil)
+	}
+	if err := checkStream(opts.OutputStream, opts.Output); err != nil {
 		return nil, bad(fmt.Sprintf("runner for %q: %v", program, err), nil)
 	}
 	path := program
@@ -170,6 +197,10 @@ func NewRunner(program string, opts *Options) (*Runner, error) {
 		timeout:   orDefault(opts.Timeout, DefaultTimeout),
 		grace:     orDefault(opts.Grace, DefaultGrace),
 		awaitExit: platformExitWaiter,
+		endDetach: opts.EndDetached && tied.AdoptOrphans() == nil,
+	}
+	if opts.OutputStream == StreamStderr {
+		r.stream = StreamStderr
 	}
 	if opts.Output != "" && opts.Output != OutputEnvelope {
 		r.output, r.okExit = opts.Output, []int{0}
@@ -212,6 +243,10 @@ type Result struct {
 	// GroupStopped reports that members of the process group were still
 	// running when the command's leader exited, and were terminated.
 	GroupStopped bool
+	// DetachedStopped reports that processes the command detached into
+	// sessions of their own were still running when it ended, and were
+	// killed (Options.EndDetached).
+	DetachedStopped bool
 	// Survivors lists pids of the group still alive 5 s after SIGKILL (a
 	// process stuck in the kernel, which no signal can end); normally
 	// empty. Run cannot report them: a caller that must know uses Execute.
@@ -266,8 +301,9 @@ func (r *Runner) Run(ctx context.Context, argv []string) (json.RawMessage, error
 // Result.Survivors): on stop, the group gets SIGTERM and, after the grace, SIGKILL; on a
 // normal exit, members still running get the same treatment (Result.GroupStopped).
 // Work the CLI detached into a session of its own is not in the group and
-// is left alone. Execute never waits for EOF on a stream that a process
-// outside the group keeps open.
+// is left alone, unless Options.EndDetached asks to end it too
+// (Result.DetachedStopped). Execute never waits for EOF on a stream that
+// a process outside the group keeps open.
 func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	start := time.Now()
 	args := make([]string, 0, len(r.leading)+len(argv))
@@ -306,6 +342,11 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		cmd.Stdin = null // otherwise exec opens /dev/null itself, and says why it cannot
 	}
 	cmd.Args, cmd.ExtraFiles = inheritSnapshots(cmd.Args) // prompt and file snapshots by descriptor
+	tag := ""
+	if r.endDetach {
+		tag = runTag()
+		cmd.Env = append(slices.Clip(r.env), tag)
+	}
 	err = startTied(cmd)
 	outW.Close()
 	errW.Close()
@@ -318,10 +359,17 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	res.PID = pid
 
 	overflow := make(chan string, 2)
-	stdout := newCapture(outR, "stdout", r.stdoutCap, false, overflow)
-	stderr := newCapture(errR, "stderr", r.stderrCap, true, overflow)
-	go stdout.run()
-	go stderr.run()
+	// The machine stream keeps its head (the result starts there) within
+	// the stdout cap; the other keeps its tail within the stderr cap.
+	machineName, otherName := r.machineStreams()
+	machineR, otherR := outR, errR
+	if r.stream == StreamStderr {
+		machineR, otherR = errR, outR
+	}
+	machine := newCapture(machineR, machineName, r.stdoutCap, false, overflow)
+	other := newCapture(otherR, otherName, r.stderrCap, true, overflow)
+	go machine.run()
+	go other.run()
 	exited := make(chan struct{})
 	go func() {
 		// An error here (ECHILD) cannot happen for our own unreaped child;
@@ -351,11 +399,19 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	}
 	_ = cmd.Wait() // reaps the leader; its status is read from ProcessState
 	res.GroupStopped, res.Survivors = g.sweep(stopKind != "", deadline, r.grace)
-	stdout.stop()
-	stderr.stop()
+	if tag != "" {
+		var left []int
+		res.DetachedStopped, left = tied.KillAdopted(tag, killWait)
+		res.Survivors = append(res.Survivors, left...)
+	}
+	machine.stop()
+	other.stop()
 	outR.Close()
 	errR.Close()
-	res.Stdout, res.Stderr = stdout.bytes(), stderr.bytes()
+	res.Stdout, res.Stderr = machine.bytes(), other.bytes()
+	if r.stream == StreamStderr {
+		res.Stdout, res.Stderr = res.Stderr, res.Stdout
+	}
 	res.Duration = time.Since(start)
 
 	state := cmd.ProcessState
@@ -365,11 +421,16 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		signal = ws.Signal().String()
 	}
 	e := &Error{Kind: stopKind, ExitCode: res.ExitCode, Stderr: string(res.Stderr)}
-	if stopKind == "" && (stdout.overflowed.Load() || stderr.overflowed.Load()) {
+	if r.stream == StreamStderr {
+		// stderr is the machine output, returned as output; the tail
+		// worth quoting in a failure is stdout's.
+		e.Stderr, e.Stdout = "", string(res.Stdout)
+	}
+	if stopKind == "" && (machine.overflowed.Load() || other.overflowed.Load()) {
 		stopKind, e.Kind = KindOutputOverflow, KindOutputOverflow
-		stopStream = "stdout"
-		if !stdout.overflowed.Load() {
-			stopStream = "stderr"
+		stopStream = machineName
+		if !machine.overflowed.Load() {
+			stopStream = otherName
 		}
 	}
 	switch stopKind {
@@ -385,7 +446,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		return fail(e)
 	case KindOutputOverflow:
 		e.Stream, e.Cap = stopStream, r.stdoutCap
-		if stopStream == "stderr" {
+		if stopStream == otherName {
 			e.Cap = r.stderrCap
 		}
 		e.Problem = fmt.Sprintf("%s passed its %d-byte cap; process group terminated", stopStream, e.Cap)
@@ -444,3 +505,33 @@ var devNull = sync.OnceValue(func() *os.File {
 	}
 	return f
 })
+
+// Plan says what the runner would give a command, without running one: its
+// working directory (the server's own when none was set), the names of
+// the environment variables it passes (never their values), and its
+// output mode ("envelope" for the machine-result contract). A dry run
+// shows it.
+func (r *Runner) Plan() (dir string, envNames []string, output string) {
+	dir = r.dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	envNames = make([]string, 0, len(r.env))
+	for _, kv := range r.env {
+		name, _, _ := strings.Cut(kv, "=")
+		envNames = append(envNames, name)
+	}
+	output = string(r.output)
+	if output == "" {
+		output = string(OutputEnvelope)
+	}
+	return dir, envNames, output
+}
+
+// runTag is the environment entry that marks one command's processes, so
+// that what it detached can be found among the adopted orphans.
+func runTag() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "VERBSURFACE_RUN=" + hex.EncodeToString(b[:])
+}

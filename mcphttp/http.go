@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"time"
 
@@ -226,7 +227,9 @@ func listen(addr string, authenticated bool) (net.Listener, error) {
 //     closed session gets its 404 "session not found".
 //
 // Every refusal before the SDK (403, 401, 413, 503, and 404 for a path
-// other than [Path]) closes the connection once it is written.
+// other than [Path], an unclean spelling of it such as "//mcp" included,
+// which is answered before the checks) closes the connection once it is
+// written.
 //
 // So the memory requests hold while decoded is bounded by what
 // MaxDecodingBytes admits at once, times what the SDK and the surface make
@@ -244,16 +247,28 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 		h = requireBearer(o.Token, o.Realm, h)
 	}
 	h = newOriginPolicy(o.AllowOrigins, o.Name).wrap(h)
+	notFound := func(w http.ResponseWriter, _ *http.Request) {
+		closeAfter(w)
+		http.Error(w, fmt.Sprintf("%s: Not Found: the MCP endpoint is %s", o.Name, Path), http.StatusNotFound)
+	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)
 	if o.OAuth != nil {
 		serveMetadata(mux, o.OAuth)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		closeAfter(w)
-		http.Error(w, fmt.Sprintf("%s: Not Found: the MCP endpoint is %s", o.Name, Path), http.StatusNotFound)
-	})
-	return writeDeadlines(o.WriteTimeout, mux)
+	mux.HandleFunc("/", notFound)
+	return writeDeadlines(o.WriteTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// ServeMux answers an unclean spelling of a path ("//mcp",
+		// "/./mcp", "/x/../mcp") with a 307 to the clean one before any
+		// handler runs, so before the Origin and token checks, and keeps
+		// the connection. Only the exact spelling reaches the checks; any
+		// other is a 404 that closes its connection, like every refusal.
+		if p := r.URL.Path; p != Path && (p == "" || p[0] != '/' || path.Clean(p) != p) {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 }
 
 // requireBearer is the SDK's auth.RequireBearerToken with a challenge: the

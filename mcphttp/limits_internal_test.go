@@ -121,6 +121,13 @@ func TestRefusalsCloseTheConnection(t *testing.T) {
 		{"a wrong token: 401", "POST", Path, initializeJSON, []string{"Authorization: Bearer " + strings.Repeat("x", len(limitsToken))}, 401},
 		{"a foreign Origin: 403", "POST", Path, initializeJSON, []string{auth, "Origin: https://evil.example"}, 403},
 		{"another path: 404", "GET", "/", "", nil, 404},
+		// ServeMux would answer these with a 307 to /mcp and keep the
+		// connection, before the Origin and token checks.
+		{"an unclean spelling //mcp: 404", "POST", "//mcp", initializeJSON, nil, 404},
+		{"an unclean spelling /./mcp: 404", "POST", "/./mcp", initializeJSON, nil, 404},
+		{"an unclean spelling /x/../mcp: 404", "POST", "/x/../mcp", initializeJSON, nil, 404},
+		{"an unclean spelling /mcp/: 404", "GET", "/mcp/", "", nil, 404},
+		{"a foreign Origin on an unclean spelling: 404", "POST", "//mcp", initializeJSON, []string{"Origin: https://evil.example"}, 404},
 		{"a declared body over MaxBodyBytes: 413", "POST", Path, "", []string{auth, "Content-Length: 2048"}, 413},
 		{"a session beyond MaxSessions: 503", "POST", Path, initializeJSON, []string{auth}, 503},
 	} {

@@ -41,6 +41,8 @@ type AuditRecord struct {
 	// Result is "ok" or the op's error code.
 	Result     string  `json:"result"`
 	DurationMS float64 `json:"duration_ms"`
+	// DryRun marks an op that was judged, not run ("dry_run": true).
+	DryRun bool `json:"dry_run,omitempty"`
 	// RunIDs are the ids of the runs the op created.
 	RunIDs []string `json:"run_ids,omitempty"`
 }

@@ -6,8 +6,11 @@
 // [Group]s: [github.com/verbsurface/verbsurface/projector/fromcobra] walks an
 // in-process cobra tree, [github.com/verbsurface/verbsurface/projector/fromargparse]
 // a Python argparse parser, [github.com/verbsurface/verbsurface/projector/fromclick]
-// a Python click command tree (and so a Typer app). Everything else in this package is a pure
-// function of that model:
+// a Python click command tree (and so a Typer app). A program no adapter
+// can read (a hand-written parser) is declared instead: [Declare] checks
+// commands written by hand and returns their tree, of [DialectDeclared],
+// whose [Rendering] says how its argv is spelled. Everything else in this
+// package is a pure function of that model:
 //
 //   - [Project] gives one command's argument schema, and [Representable]
 //     whether it would, without building it,
@@ -76,6 +79,18 @@
 // an absent verb. The adapters' documentation
 // lists what each source cannot express; a command that only dispatches to
 // subcommands is unavailable too (it runs nothing).
+//
+// # What the operator says
+//
+// What no parser states, the operator of a front can, each as a pure
+// function of a command, like [ExcludeParams]: [Constrain] narrows the
+// values a caller may give (a pattern, an enum, no leading dash: a value
+// the program hands on to another program), projected as "enum" and as
+// "allOf" of patterns beside the parser's own ([Param.Patterns]);
+// [FixParams] gives parameters values no caller sees, positionals
+// included, rendered with the caller's by the same rules ([Fixed]); and
+// [StatePositionals] states a command's positionals where the adapter
+// could not determine them (Unrepresentable.ByPositionals).
 //
 // # Fingerprints
 //
@@ -161,6 +176,18 @@
 // options of one value, positionals): --flag=value for a long option,
 // -f=value for a short-only one (clap drops the "="), a flag's false as
 // nothing.
+//
+// Dialect declared (a program's commands declared by hand, [Declare]):
+//
+//   - an option with one value renders as --opt=value, or, when the
+//     command's [Rendering] says values separate, as two words --opt
+//     value; a repeated option once per value; a count flag as the flag
+//     repeated;
+//   - the positionals follow "--", or, when the rendering says
+//     no_separator, follow the options directly;
+//   - wherever a value is a word of its own without a "--" before it,
+//     Declare has made its schema refuse a leading "-" (a pattern, choices
+//     checked, a minimum of 0) or refused the declaration.
 //
 // RenderArgv re-checks every value against the very constraints [Project]
 // emitted, and refuses with an [*ArgError] rather than render anything

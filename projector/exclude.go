@@ -7,14 +7,19 @@ import (
 )
 
 // Named reports whether name names p: its schema name ("home"), one of its
-// option strings ("--home", "-H") or negations, or an option string
-// without its dashes ("home", "H"). It is how an operator's configuration
-// names a parameter.
+// option strings ("--home", "-H") or negations, an option string
+// without its dashes ("home", "H"), or, for a positional, the word the
+// program's --help shows for it (its metavar, "FILE_OR_DIR", or its name
+// in capitals, "SRC", as click shows it). It is how an operator's
+// configuration names a parameter.
 func (p *Param) Named(name string) bool {
 	if name == "" {
 		return false
 	}
 	if p.Name == name {
+		return true
+	}
+	if p.Positional() && (name == p.Metavar || name == strings.ToUpper(p.Name) && name != p.Name) {
 		return true
 	}
 	for _, o := range append(slices.Clone(p.Options), p.NegOptions...) {

@@ -41,3 +41,29 @@ func TestExcludeParams(t *testing.T) {
 		t.Errorf("the filtered command does not project: %v", err)
 	}
 }
+
+// TestNamedByHelpWord holds that a positional answers to the word the
+// program's --help shows for it, as an operator reads it there.
+func TestNamedByHelpWord(t *testing.T) {
+	files := &Param{Name: "files", Metavar: "FILE_OR_DIR", Kind: KindString, Arity: ArityZeroOrMore}
+	src := &Param{Name: "src", Kind: KindString, Arity: ArityOne}
+	opt := &Param{Name: "config_file", Options: []string{"-c", "--config-file"}, Metavar: "FILE", Kind: KindString, Arity: ArityOne}
+	for _, c := range []struct {
+		p    *Param
+		name string
+		want bool
+	}{
+		{files, "files", true},
+		{files, "FILE_OR_DIR", true},
+		{files, "FILES", true},
+		{src, "SRC", true},
+		{src, "Src", false},
+		{opt, "config-file", true},
+		{opt, "--config-file", true},
+		{opt, "FILE", false}, // an option's metavar is shared by many options
+	} {
+		if got := c.p.Named(c.name); got != c.want {
+			t.Errorf("%s.Named(%q) = %v, want %v", c.p.Name, c.name, got, c.want)
+		}
+	}
+}

@@ -70,6 +70,11 @@ type Command struct {
 	// line ([ParseArgv]) refuses any word that does. (Added after the
 	// pinned fields.)
 	ArgFilePrefixes string `json:"argfile_prefixes,omitempty"`
+
+	// Rendering is how a declared command spells its argv (read under
+	// [DialectDeclared] only; see [Declare]). (Added after the pinned
+	// fields.)
+	Rendering *Rendering `json:"rendering,omitempty"`
 }
 
 // Group is a set of mutually exclusive parameters (by Param.Name).
@@ -117,6 +122,12 @@ const (
 // parser states none: a count is rendered as that many words, so it is
 // bounded, and no CLI distinguishes verbosity levels beyond a handful.
 const MaxCount = 9
+
+// MaxChoices is the most choices a parameter may have and still be
+// offered: past it the verb is unavailable, naming the parameter. A
+// schema listing them all would be a megabyte for one option, and no
+// caller reads it.
+const MaxChoices = 10000
 
 // Param is one parameter of a command.
 type Param struct {
@@ -205,6 +216,13 @@ type Param struct {
 	// Projected as "prefixItems" with minItems = maxItems = N. Never on a
 	// path parameter: the surface confines whole values, not positions.
 	Elements []Element `json:"elements,omitempty"`
+
+	// Patterns are more RE2 patterns the value (or each item) must match
+	// besides Pattern: an operator's constraints ([Constrain]), which
+	// cannot be merged into the parser's own pattern (RE2 has no
+	// intersection). Projected as "allOf": [{"pattern": ...}, ...] on the
+	// value's schema. Strings only; never with Elements.
+	Patterns []string `json:"patterns,omitempty"`
 }
 
 // Element is the constraints of one position of a tuple value (see
@@ -272,4 +290,9 @@ type Unrepresentable struct {
 	// the reason once they no longer conflict. (Added after the first
 	// three fields.)
 	ByParams bool `json:"by_params,omitempty"`
+	// ByPositionals, on a command's reason, says it lies only in the
+	// positionals the adapter could not determine (an Args validator
+	// that reads the values, a usage line no rule reads): an operator
+	// who states them ([StatePositionals]) makes the command available.
+	ByPositionals bool `json:"by_positionals,omitempty"`
 }

@@ -89,12 +89,19 @@ func (e *ArgvError) Error() string {
 //     too few for the required ones (filled left to right, a variable one
 //     taking what the later ones leave).
 //
+// A tree of [DialectDeclared] is refused whole: a declaration says how to
+// write a command line for the program, not how its hand-written parser
+// reads every command line.
+//
 // "--" ends the options: every later word is positional. ParseArgv reads
 // argv; it does not decide what may be stored (a front does: by the
 // parameters the result sets).
 func ParseArgv(t *Tree, argv []string) (*ParsedArgv, error) {
 	fail := func(i int, format string, a ...any) error {
 		return &ArgvError{Argv: argv, Word: i, Reason: fmt.Sprintf(format, a...)}
+	}
+	if t.Dialect == DialectDeclared {
+		return nil, fail(-1, "%s is declared, not read: how its own parser reads a stored command line is not known", t.Program)
 	}
 	cur := t.Find()
 	if cur == nil {

@@ -202,6 +202,14 @@ func TestLooksLikePath(t *testing.T) {
 		{&Param{Name: "label", Kind: KindString, Arity: ArityOne}, false},
 		{&Param{Name: "dir", Kind: KindString, Arity: ArityOne, Path: PathUseDir}, false}, // marked: not a hint but a rule
 		{&Param{Name: "output_file", Kind: KindBoolean, Arity: ArityNone}, false},
+		// Numbered copies of a path-like word (a usage line's
+		// "<file> <file>"): each looks like a path, as the first does.
+		{&Param{Name: "file", Kind: KindString, Arity: ArityOne}, true},
+		{&Param{Name: "file_2", Kind: KindString, Arity: ArityOne}, true},
+		{&Param{Name: "file_3", Kind: KindString, Arity: ArityOne}, true},
+		{&Param{Name: "yaml_file1", Kind: KindString, Arity: ArityOptional}, true},
+		{&Param{Name: "arg_2", Kind: KindString, Arity: ArityOne}, false},
+		{&Param{Name: "2", Kind: KindString, Arity: ArityOne}, false},
 	} {
 		if got := LooksLikePath(tt.p); got != tt.want {
 			t.Errorf("LooksLikePath(%s, metavar %q) = %v; want %v", tt.p.Name, tt.p.Metavar, got, tt.want)

@@ -1,9 +1,14 @@
 package projector
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
+
+// listsValues matches a help text that lists the values a parameter
+// takes, as cobra programs and click's choices print them.
+var listsValues = regexp.MustCompile(`(?i)\b(?:allowed|possible|valid|supported) values\b|\bone of\s*[:{\[(]`)
 
 // pathNouns are the words that, ending a parameter's name, option or
 // metavar, say its value names a file or directory.
@@ -23,9 +28,13 @@ var pathNouns = []string{
 // person (a front warns about such parameters, and refuses one as the
 // carrier of machine mode), never a confinement rule: only a marked
 // parameter is confined. "--output-format" does not look like a path;
-// "--output" does.
+// "--output" does, unless its help lists the values it takes ("Allowed
+// values: table, json, yaml", "one of: json, text"): a list of words is
+// not a file. A numbered copy looks like what it copies: a usage line
+// that names one word twice gives "file" and "file_2", and "file_2" and
+// "file1" end in the word "file" as much as "file" does.
 func LooksLikePath(p *Param) bool {
-	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 {
+	if p.Path != PathUseNone || p.Kind != KindString || p.Arity == ArityNone || len(p.Choices) > 0 || listsValues.MatchString(p.Help) {
 		return false
 	}
 	words := []string{p.Metavar}
@@ -39,7 +48,10 @@ func LooksLikePath(p *Param) bool {
 	}
 	for _, w := range words {
 		toks := strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
-		if len(toks) > 0 && slices.Contains(pathNouns, toks[len(toks)-1]) {
+		if len(toks) > 1 && strings.Trim(toks[len(toks)-1], "0123456789") == "" {
+			toks = toks[:len(toks)-1] // "file_2": the copy's number
+		}
+		if len(toks) > 0 && slices.Contains(pathNouns, strings.TrimRight(toks[len(toks)-1], "0123456789")) {
 			return true
 		}
 	}

@@ -98,6 +98,10 @@ func commandRules(cmd *Command) ([]*rule, error) {
 		if p.Unrepresentable != nil {
 			return nil, unavailable(cmd, p, p.Unrepresentable)
 		}
+		if len(p.Choices) > MaxChoices {
+			return nil, unavailable(cmd, p, &Unrepresentable{Reason: fmt.Sprintf(
+				"%d choices, more than the %d a schema lists: exclude it, or declare the value's pattern instead", len(p.Choices), MaxChoices)})
+		}
 	}
 	rules := make([]*rule, 0, len(cmd.Params))
 	byName := make(map[string]bool, len(cmd.Params))
@@ -289,6 +293,9 @@ func (s *scalarRule) schema() *jsonschema.Schema {
 	}
 	if s.pattern != nil {
 		out.Pattern = s.pattern.String()
+	}
+	for _, re := range s.patterns {
+		out.AllOf = append(out.AllOf, &jsonschema.Schema{Pattern: re.String()})
 	}
 	if len(s.forbidden) > 0 {
 		out.Not = &jsonschema.Schema{Enum: append([]any(nil), s.forbidden...)}

@@ -10,7 +10,8 @@ import (
 )
 
 // RenderArgv renders validated args as the argv tail that follows the
-// command path: options as --flag=value, then "--" and the positionals.
+// command path: options as --flag=value, then "--" and the positionals
+// (a declared command as its [Rendering] says).
 // It never lets a caller value occupy an option position.
 //
 // Rendering follows the dialect d (see the package documentation, section
@@ -20,7 +21,7 @@ import (
 // [*ArgError] instead of rendering anything doubtful; an unrepresentable
 // command yields an [*UnavailableError]. On error the argv is nil.
 func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) {
-	if d != DialectPflag && d != DialectArgparse && d != DialectClick && d != DialectOptparse && d != DialectClap {
+	if d != DialectPflag && d != DialectArgparse && d != DialectClick && d != DialectOptparse && d != DialectClap && d != DialectDeclared {
 		return nil, fmt.Errorf("projector: unknown dialect %q", d)
 	}
 	rules, err := commandRules(cmd)
@@ -121,14 +122,16 @@ func RenderArgv(d Dialect, cmd *Command, args map[string]any) ([]string, error) 
 			}
 			continue
 		}
-		out, err := renderOption(d, r, v)
+		out, err := renderOption(d, cmd.Rendering, r, v)
 		if err != nil {
 			return nil, argErr(p.Name, "%v", err)
 		}
 		argv = append(argv, out...)
 	}
 	if len(positionals) > 0 {
-		argv = append(argv, "--")
+		if d != DialectDeclared || cmd.Rendering == nil || !cmd.Rendering.NoSeparator {
+			argv = append(argv, "--")
+		}
 		argv = append(argv, positionals...)
 	}
 	return argv, nil
@@ -260,7 +263,7 @@ func optionString(options []string) string {
 	return options[0]
 }
 
-func renderOption(d Dialect, r *rule, v any) ([]string, error) {
+func renderOption(d Dialect, rendering *Rendering, r *rule, v any) ([]string, error) {
 	p := r.param
 	opt := optionString(p.Options)
 	switch p.Arity {
@@ -282,7 +285,7 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 		if v == true && r.bare {
 			return []string{opt}, nil // the bare spelling: the parser stores Const
 		}
-		return clickGlue(d, opt, scalarText(d, p, v, false)), nil
+		return glue(d, rendering, opt, scalarText(d, p, v, false)), nil
 	case ArityCount:
 		out := make([]string, v.(int64))
 		for i := range out {
@@ -310,7 +313,7 @@ func renderOption(d Dialect, r *rule, v any) ([]string, error) {
 		}
 		var out []string
 		for _, item := range items {
-			out = append(out, clickGlue(d, opt, scalarText(d, p, item, false))...)
+			out = append(out, glue(d, rendering, opt, scalarText(d, p, item, false))...)
 		}
 		return out, nil
 	case ArityRepeatedTuple:
@@ -375,14 +378,17 @@ func spacedValues(d Dialect, p *Param, opt string, items []any) ([]string, error
 	return nil, fmt.Errorf("the %s dialect has no spelling for an option with arity %s", d, p.Arity)
 }
 
-// clickGlue spells an option with one value. Everywhere but click, and for
-// a click long option, that is opt=value. click reads "-f=value" as the
+// glue spells an option with one value. Everywhere but click, optparse and a
+// declared command whose values are separate, and for a click long
+// option, that is opt=value. A declared command with separate values
+// takes opt, value: Declare has kept the value from looking like an
+// option. click reads "-f=value" as the
 // value "=value", so a click short option (one prefix character, one name
 // character) takes its value as the next word, which click's parser always
 // consumes as that value (an option whose value may be omitted excepted:
 // its schema keeps values from looking like an option).
-func clickGlue(d Dialect, opt, value string) []string {
-	if (d == DialectClick || d == DialectOptparse) && len(opt) == 2 {
+func glue(d Dialect, rendering *Rendering, opt, value string) []string {
+	if (d == DialectClick || d == DialectOptparse) && len(opt) == 2 || d == DialectDeclared && rendering != nil && rendering.Values == ValuesSeparate {
 		return []string{opt, value}
 	}
 	return []string{opt + "=" + value}

@@ -50,7 +50,8 @@ func (r *rule) at(i int) *scalarRule {
 type scalarRule struct {
 	kind      Kind
 	choices   []any
-	pattern   *regexp.Regexp // nil for non-strings
+	pattern   *regexp.Regexp   // nil for non-strings
+	patterns  []*regexp.Regexp // Param.Patterns: more patterns, each of which must match
 	forbidden []any
 	min, max  *float64
 }
@@ -133,7 +134,7 @@ func ruleOf(cmd *Command, p *Param) (*rule, error) {
 			return nil, modelError(cmd, "parameter %q has %d elements but is not a tuple of that many values", p.Name, len(p.Elements))
 		case p.Path != PathUseNone:
 			return nil, modelError(cmd, "parameter %q is a path with elements: the surface confines whole values, not positions", p.Name)
-		case p.Choices != nil || p.Pattern != "" || p.Forbidden != nil || p.Minimum != nil || p.Maximum != nil || p.Kind != p.Elements[0].Kind:
+		case p.Choices != nil || p.Pattern != "" || p.Patterns != nil || p.Forbidden != nil || p.Minimum != nil || p.Maximum != nil || p.Kind != p.Elements[0].Kind:
 			return nil, modelError(cmd, "parameter %q has elements and constraints of its own", p.Name)
 		}
 		r.elems = make([]scalarRule, len(p.Elements))
@@ -184,8 +185,15 @@ func scalarRuleOf(cmd *Command, p *Param) (scalarRule, error) {
 	default:
 		return s, modelError(cmd, "parameter %q has unknown kind %q", p.Name, p.Kind)
 	}
-	if p.Kind != KindString && p.Pattern != "" {
+	if p.Kind != KindString && (p.Pattern != "" || len(p.Patterns) > 0) {
 		return s, modelError(cmd, "parameter %q of kind %s has a pattern", p.Name, p.Kind)
+	}
+	for _, pat := range p.Patterns {
+		re, err := compilePattern(pat)
+		if err != nil {
+			return s, modelError(cmd, "parameter %q: pattern %q: %v", p.Name, pat, err)
+		}
+		s.patterns = append(s.patterns, re)
 	}
 	for _, f := range p.Forbidden {
 		// A forbidden value need only be of the parameter's kind: it may
@@ -194,11 +202,17 @@ func scalarRuleOf(cmd *Command, p *Param) (scalarRule, error) {
 			return s, modelError(cmd, "parameter %q: forbidden value %v: %v", p.Name, f, err)
 		}
 	}
+	// Each choice is checked against every constraint but the choices
+	// themselves: against them too, the check was quadratic (300,000
+	// choices kept a check busy for over 12 minutes).
+	choices := s.choices
+	s.choices = nil
 	for _, c := range p.Choices {
 		if _, err := s.check(c); err != nil {
 			return s, modelError(cmd, "parameter %q: choice %v: %v", p.Name, c, err)
 		}
 	}
+	s.choices = choices
 	return s, nil
 }
 
@@ -215,6 +229,11 @@ func (s *scalarRule) check(v any) (any, error) {
 	case string:
 		if !s.pattern.MatchString(x) {
 			return nil, fmt.Errorf("value %s does not match pattern %s", quoteShort(x), s.pattern)
+		}
+		for _, re := range s.patterns {
+			if !re.MatchString(x) {
+				return nil, fmt.Errorf("value %s does not match pattern %s", quoteShort(x), re)
+			}
 		}
 	case int64:
 		if float64(x) < *s.min || float64(x) > *s.max {

@@ -69,7 +69,7 @@ var keywordNames = []string{"type", "description", "default", "enum", "pattern",
 const (
 	rootKeywords = kwType | kwDescription | kwProperties | kwRequired | kwAdditionalProperties | kwAllOf | kwDependentRequired
 	propKeywords = kwType | kwDescription | kwDefault | kwEnum | kwPattern | kwMinimum | kwMaximum | kwMinLength | kwNot |
-		kwItems | kwMinItems | kwMaxItems | kwUniqueItems | kwPrefixItems
+		kwItems | kwMinItems | kwMaxItems | kwUniqueItems | kwPrefixItems | kwAllOf
 )
 
 var propTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true}
@@ -493,6 +493,18 @@ func compileValue(m *jsonschema.Schema, depth int) (*valueCheck, error) {
 			return nil, fmt.Errorf("pattern: %v", err)
 		}
 		c.pattern = re
+	}
+	for i, e := range m.AllOf {
+		// A value's allOf holds only patterns: an operator's constraints
+		// beside the parser's own pattern (projector.Param.Patterns).
+		if e == nil || keywordsOutside(e, kwPattern) != "" || subsetKeywords(e) != kwPattern {
+			return nil, fmt.Errorf("allOf[%d] must hold only pattern", i)
+		}
+		re, err := pattern.Compile(e.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("allOf[%d]: pattern: %v", i, err)
+		}
+		c.patterns = append(c.patterns, re)
 	}
 	c.minimum, c.maximum = m.Minimum, m.Maximum
 	count := func(k string, p *int) (int, error) {

@@ -174,6 +174,9 @@ func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) 
 	rs := &requestState{}
 	var out []Confirmation
 	for i, op := range env.ops {
+		if op.DryRun {
+			continue // judged, not run: its ask is its result, nobody is asked
+		}
 		g := s.gate(ctx, rs, op)
 		if g.err != nil {
 			continue
@@ -224,6 +227,9 @@ type OpRecord struct {
 	Duration time.Duration
 	// Result is the op's data when it succeeded.
 	Result json.RawMessage
+	// DryRun is set for an op sent with "dry_run": true: judged by every
+	// gate, not run (Result is then its [DryRun]).
+	DryRun bool
 }
 
 // PolicyVerbs describes the surface's verbs as a policy file is checked

@@ -173,14 +173,20 @@
 // arguments no caller sees ([Verb.Args], rendered after the path and
 // withdrawn from the schema with every option they set) and exclude
 // parameters of its command ([Verb.Exclude], which may settle a conflict
-// that lies only in the parameters: two storing to one destination). The
+// that lies only in the parameters: two storing to one destination). What
+// no parser states, a verb says: constraints on the values a caller gives
+// ([Verb.Constraints]: a pattern, an enum, no leading dash, for a value the
+// program hands on to another program), values fixed by name, positionals
+// included ([Verb.Fixed], withdrawn from the schema and rendered with the
+// caller's), and the command's positionals ([Verb.Positionals]). The
 // seam check reads the machine arguments with the command's model: each
 // must be an option of it with a value it admits (one of its choices,
-// where it has some), and none may take a path, since `--output json` on
-// a command whose --output names a file writes a file named json. A name
-// a verb gives that the command lacks (in Exclude, PathParams or
-// StoredCommand) makes the verb unavailable, live: a CLI that renames a
-// path option cannot leave it unconfined.
+// where it has some), and none may take a path (unless the verb's
+// PathParams says it is none), since `--output json` on a command whose
+// --output names a file writes a file named json. A name a verb gives
+// that the command lacks (in Exclude, PathParams, StoredCommand,
+// Constraints or Fixed) makes the verb unavailable, live: a CLI that
+// renames a path option cannot leave it unconfined.
 //
 // Programs not written for the machine-result contract are run through a
 // dispatch.Runner in one of its output modes (dispatch.Output: json, jsonl,
@@ -277,10 +283,18 @@
 // value turns it off, and each refusal says what to do next:
 //
 // [Options.MaxResponseBytes] ([DefaultMaxResponseBytes], 4 MiB) bounds
-// the encoded size of one response. An op whose result would take the
-// response past it ran, but its result is replaced by response_too_large;
-// the results before it stay. (The MCP binding sends the response object
-// twice, as structured and as text content.)
+// the encoded size of one response, failures counted like successes. A
+// failure that does not fit what the response has left keeps its code
+// with every quote cut to an excerpt ([ErrorObject].Cut names each); a
+// success, or a failure still too large, is replaced by
+// response_too_large (the op ran). A spawn's result claims its room
+// first, so the id of a run it started is not lost to an earlier op's
+// output; the rest are kept in op order. Whatever the cap, an
+// invalid_args lists at most 64 problems ([RuleMoreProblems] counts the
+// rest) and repeats a schema of at most 16 KiB, and a result no client
+// could decode (see package internal/portablejson) is invalid_result.
+// (The MCP binding sends the response object twice, as structured and as
+// text content.)
 //
 // [Options.MaxInFlight] ([DefaultMaxInFlight], 2 × CPUs) bounds the
 // commands running at once through the surface, whatever requests,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -16,6 +17,8 @@ type envelope struct {
 	hasOps  bool
 	help    *helpRequest
 	tooMany int // number of ops given when over the cap
+	// dryRun is the request-level "dry_run": every op is judged, none runs.
+	dryRun bool
 }
 
 // envelopeOp is one entry of "ops".
@@ -24,6 +27,8 @@ type envelopeOp struct {
 	Args                map[string]any // nil when absent
 	Fingerprint         string
 	PlaybookFingerprint string
+	// DryRun asks for the op to be judged by every gate without running.
+	DryRun bool
 }
 
 // HelpCatalogString is the one string "help" may be to mean true: older
@@ -34,12 +39,24 @@ type envelopeOp struct {
 // "true", so the string can never mean two things.
 const HelpCatalogString = "true"
 
-// helpRequest is the "help" member: the catalog (all), one verb, or one
-// verb with its dynamic parameter's value.
+// helpRequest is the "help" member: the catalog (all), one verb, one
+// verb with its dynamic parameter's value, a namespace's listing, or a
+// search.
 type helpRequest struct {
 	all     bool
 	verb    string
 	dynamic map[string]string // other keys of the object form
+	// namespace is set by "NS.*" (the listing of the verbs under NS), or
+	// by {"list": "NS.*", "page": "N"}; "*" is the whole catalog.
+	namespace string
+	listing   bool
+	page      int // 1-based; 0 when not given
+	// search is {"search": "WORDS"}.
+	search    string
+	searching bool
+	// bad holds what the object form's keys got wrong: the help answer
+	// reports it (the envelope is well formed).
+	bad []Problem
 }
 
 // envelopeSchemaJSON renders the envelope's JSON Schema for a
@@ -48,10 +65,10 @@ type helpRequest struct {
 func envelopeSchemaJSON(maxOps int) []byte {
 	return []byte(`{"type":"object","properties":{` +
 		`"ops":{"type":"array","minItems":1,"maxItems":` + strconv.Itoa(maxOps) + `,"items":{"type":"object","properties":{` +
-		`"op":{"type":"string"},"args":{"type":"object"},"fingerprint":{"type":"string"},"playbook_fingerprint":{"type":"string"}},` +
+		`"op":{"type":"string"},"args":{"type":"object"},"fingerprint":{"type":"string"},"playbook_fingerprint":{"type":"string"},"dry_run":{"type":"boolean"}},` +
 		`"required":["op"],"additionalProperties":false}},` +
-		`"help":{"anyOf":[{"const":true},{"type":"string"},{"type":"object","properties":{"verb":{"type":"string"}},` +
-		`"required":["verb"],"additionalProperties":{"type":"string"}}]}},` +
+		`"help":{"anyOf":[{"const":true},{"type":"string"},{"type":"object","additionalProperties":{"type":"string"}}]},` +
+		`"dry_run":{"type":"boolean"}},` +
 		`"additionalProperties":false,"anyOf":[{"required":["ops"]},{"required":["help"]}]}`)
 }
 
@@ -94,9 +111,16 @@ func parseEnvelope(raw json.RawMessage, maxOps int) (*envelope, []Problem) {
 	}
 	env := &envelope{}
 	for _, k := range sortedKeys(obj) {
-		if k != "ops" && k != "help" {
-			add(k, RuleUnknownParameter, "unknown top-level key %s: the request holds only \"ops\" and \"help\"", short(k))
+		if k != "ops" && k != "help" && k != "dry_run" {
+			add(k, RuleUnknownParameter, "unknown top-level key %s: the request holds only \"ops\", \"help\" and \"dry_run\"", short(k))
 		}
+	}
+	if d, ok := obj["dry_run"]; ok {
+		b, isBool := d.(bool)
+		if !isBool {
+			add("dry_run", RuleWrongType, "\"dry_run\" must be a boolean (true: judge every op, run none), got %s", jsonTypeName(d))
+		}
+		env.dryRun = b
 	}
 	if opsRaw, ok := obj["ops"]; ok {
 		env.hasOps = true
@@ -113,6 +137,9 @@ func parseEnvelope(raw json.RawMessage, maxOps int) (*envelope, []Problem) {
 			for i, e := range list {
 				op, ps := parseOp(i, e)
 				problems = append(problems, ps...)
+				// The request's dry_run covers every op: an op cannot opt
+				// back into running.
+				op.DryRun = op.DryRun || env.dryRun
 				env.ops = append(env.ops, op)
 			}
 		}
@@ -145,9 +172,9 @@ func parseOp(i int, e any) (envelopeOp, []Problem) {
 	}
 	for _, k := range sortedKeys(m) {
 		switch k {
-		case "op", "args", "fingerprint", "playbook_fingerprint":
+		case "op", "args", "fingerprint", "playbook_fingerprint", "dry_run":
 		default:
-			add(at+"."+k, RuleUnknownParameter, "unknown key %s in %s: an op holds only op, args, fingerprint and playbook_fingerprint; verb parameters go inside args", short(k), at)
+			add(at+"."+k, RuleUnknownParameter, "unknown key %s in %s: an op holds only op, args, fingerprint, playbook_fingerprint and dry_run; verb parameters go inside args", short(k), at)
 		}
 	}
 	str := func(k string, required bool) string {
@@ -167,6 +194,13 @@ func parseOp(i int, e any) (envelopeOp, []Problem) {
 	op.Op = str("op", true)
 	op.Fingerprint = str("fingerprint", false)
 	op.PlaybookFingerprint = str("playbook_fingerprint", false)
+	if d, ok := m["dry_run"]; ok {
+		b, isBool := d.(bool)
+		if !isBool {
+			add(at+".dry_run", RuleWrongType, "%s.dry_run must be a boolean (true: judge the op, do not run it), got %s", at, jsonTypeName(d))
+		}
+		op.DryRun = b
+	}
 	if a, ok := m["args"]; ok {
 		args, ok := a.(map[string]any)
 		if !ok {
@@ -180,7 +214,7 @@ func parseOp(i int, e any) (envelopeOp, []Problem) {
 func parseHelp(x any) (*helpRequest, []Problem) {
 	bad := func(got string) []Problem {
 		return []Problem{{Param: "help", Rule: RuleWrongType,
-			Reason: `"help" must be true (the catalog), a verb name, or {"verb": NAME, <dynamic parameter>: VALUE}; got ` + got}}
+			Reason: `"help" must be true (the catalog), a verb name, "NS.*" (a namespace), {"search": WORDS}, or {"verb": NAME, <dynamic parameter>: VALUE}; got ` + got}}
 	}
 	switch h := x.(type) {
 	case bool:
@@ -192,38 +226,111 @@ func parseHelp(x any) (*helpRequest, []Problem) {
 		if h == HelpCatalogString {
 			return &helpRequest{all: true}, nil
 		}
+		if ns, ok := namespaceOf(h); ok {
+			return &helpRequest{listing: true, namespace: ns}, nil
+		}
 		return &helpRequest{verb: h}, nil
 	case map[string]any:
-		req := &helpRequest{}
+		// The envelope checks the object's shape only (string values; a
+		// verb, a search or a listing), as its schema says; what a form's
+		// other keys mean is the help answer's to judge.
 		var problems []Problem
-		v, ok := h["verb"]
-		if !ok {
-			problems = append(problems, Problem{Param: "help.verb", Rule: RuleMissingRequired,
-				Reason: `the object form of "help" needs "verb"`})
-		} else if s, ok := v.(string); ok {
-			req.verb = s
-		} else {
-			problems = append(problems, Problem{Param: "help.verb", Rule: RuleWrongType,
-				Reason: `"help.verb" must be a string, got ` + jsonTypeName(v)})
-		}
 		for _, k := range sortedKeys(h) {
-			if k == "verb" {
-				continue
-			}
-			s, ok := h[k].(string)
-			if !ok {
+			if _, ok := h[k].(string); !ok {
 				problems = append(problems, Problem{Param: "help." + k, Rule: RuleWrongType,
-					Reason: fmt.Sprintf("%s must be a string (the dynamic parameter's value), got %s", short("help."+k), jsonTypeName(h[k]))})
-				continue
+					Reason: fmt.Sprintf("%s must be a string, got %s", short("help."+k), jsonTypeName(h[k]))})
 			}
-			if req.dynamic == nil {
-				req.dynamic = map[string]string{}
-			}
-			req.dynamic[k] = s
 		}
-		return req, problems
+		if len(problems) > 0 {
+			return nil, problems
+		}
+		_, hasVerb := h["verb"]
+		_, hasSearch := h["search"]
+		_, hasList := h["list"]
+		switch {
+		case hasVerb:
+			req := &helpRequest{verb: h["verb"].(string)}
+			for _, k := range sortedKeys(h) {
+				if k != "verb" {
+					if req.dynamic == nil {
+						req.dynamic = map[string]string{}
+					}
+					req.dynamic[k] = h[k].(string)
+				}
+			}
+			return req, nil
+		case hasSearch:
+			return helpSearch(h), nil
+		case hasList:
+			return helpList(h), nil
+		}
+		return &helpRequest{bad: []Problem{{Param: "help.verb", Rule: RuleMissingRequired,
+			Reason: `the object form of "help" needs "verb" (a verb's schema), "search" (find verbs by words) or "list" (a namespace's page)`}}}, nil
 	}
 	return nil, bad(jsonTypeName(x))
+}
+
+// namespaceOf reads the listing form of help: "NS.*" names the namespace
+// NS, and "*" the whole catalog. ok is false for anything else.
+func namespaceOf(s string) (string, bool) {
+	if s == "*" {
+		return "", true
+	}
+	ns, ok := strings.CutSuffix(s, ".*")
+	if !ok || ns == "" {
+		return "", false
+	}
+	return ns, true
+}
+
+// helpSearch reads {"search": WORDS}: no other key.
+func helpSearch(h map[string]any) *helpRequest {
+	req := &helpRequest{searching: true, search: h["search"].(string)}
+	for _, k := range sortedKeys(h) {
+		if k != "search" {
+			req.bad = append(req.bad, Problem{Param: "help." + k, Rule: RuleUnknownParameter,
+				Reason: fmt.Sprintf("%s: a search holds only \"search\"", short("help."+k))})
+		}
+	}
+	switch words := req.search; {
+	case strings.TrimSpace(words) == "":
+		req.bad = append(req.bad, Problem{Param: "help.search", Rule: RuleWrongType,
+			Reason: `"help.search" is empty: give words describing the task`})
+	case len(words) > maxSearchBytes:
+		req.bad = append(req.bad, Problem{Param: "help.search", Rule: RuleWrongType,
+			Reason: fmt.Sprintf(`"help.search" is %d bytes; a search takes at most %d`, len(words), maxSearchBytes)})
+	}
+	return req
+}
+
+// maxSearchBytes bounds a search's words: a task phrase, not a document.
+const maxSearchBytes = 512
+
+// helpList reads {"list": "NS.*", "page": "N"}: one page of a namespace
+// too large for one answer.
+func helpList(h map[string]any) *helpRequest {
+	req := &helpRequest{listing: true, page: 1}
+	for _, k := range sortedKeys(h) {
+		if k != "list" && k != "page" {
+			req.bad = append(req.bad, Problem{Param: "help." + k, Rule: RuleUnknownParameter,
+				Reason: fmt.Sprintf("%s: a listing holds only \"list\" and \"page\"", short("help."+k))})
+		}
+	}
+	ns, ok := namespaceOf(h["list"].(string))
+	if !ok {
+		req.bad = append(req.bad, Problem{Param: "help.list", Rule: RuleWrongType,
+			Reason: `"help.list" must name a namespace as "NS.*" (or "*" for every verb)`})
+	}
+	req.namespace = ns
+	if p, ok := h["page"].(string); ok {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			req.bad = append(req.bad, Problem{Param: "help.page", Rule: RuleWrongType,
+				Reason: fmt.Sprintf(`"help.page" must be a whole number from 1, as a string ("2"), got %s`, short(p))})
+		}
+		req.page = n
+	}
+	return req
 }
 
 func jsonTypeName(x any) string {

@@ -28,8 +28,9 @@ const (
 	CodeBatchTooLarge = "batch_too_large"
 
 	// CodeResponseTooLarge (response_too_large): the op ran, but its result
-	// would take the response past Options.MaxResponseBytes (limit, in bytes);
-	// the results before it stay. Ask for less, or in a request of its own.
+	// (or its error, even cut to excerpts: details.code is its code) would
+	// take the response past Options.MaxResponseBytes (limit, in bytes). Ask
+	// for less, or in a request of its own.
 	CodeResponseTooLarge = "response_too_large"
 
 	// CodeRateLimited (rate_limited): a spawn op, or an op of a verb marked
@@ -189,6 +190,12 @@ type ErrorObject struct {
 	// (policy_refused): declined, cancelled, expired, invalid or
 	// unavailable (the Answer constants).
 	Confirmation string `json:"confirmation,omitempty"`
+	// Cut names each member shortened to keep the response within its cap
+	// ("message", "schema", "problems", "details.output", …), with its
+	// size in bytes before (for problems, how many there were). A member
+	// named here is an excerpt or, for schema, absent: help_call fetches
+	// the schema; the op, resent alone, shows the rest.
+	Cut map[string]int `json:"cut,omitempty"`
 }
 
 // coded is how consumers match runner errors (contract C3) without

@@ -182,7 +182,7 @@ func ExampleSurface_Tool() {
 	fmt.Println(tool.Description)
 	// Output:
 	// request
-	// Run this CLI's verbs. {"help":true} lists verbs; {"help":"VERB"} gives its args schema and fingerprint. {"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order; spawn verbs need the fingerprint. Every error says how to fix it.
+	// Run this CLI's verbs. {"help":true} lists verbs; {"help":{"search":WORDS}} finds them; {"help":"VERB"}: its schema and fingerprint. {"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order ("dry_run":true: only judged); spawn verbs need the fingerprint. Errors say how to fix.
 }
 
 func ExampleToolResult() {

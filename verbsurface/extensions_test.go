@@ -49,6 +49,14 @@ func c1ExtensionSchemas(t testing.TB) map[string]*jsonschema.Schema {
 			Elements: []projector.Element{{Kind: projector.KindString}, {Kind: projector.KindInteger, Minimum: ptr(1), Maximum: ptr(9)}}},
 		{Name: "box", Options: []string{"--box"}, Kind: projector.KindNumber, Arity: projector.ArityExactly, N: 2,
 			Elements: []projector.Element{{Kind: projector.KindNumber}, {Kind: projector.KindString, Choices: []any{"cm", "in"}}}},
+		// An operator's constraints (projector.Constrain): patterns
+		// beside the parser's own, as allOf on the value and on items.
+		{Name: "commit", Options: []string{"--commit"}, Kind: projector.KindString, Arity: projector.ArityOne,
+			Pattern: `^[^\x00]*$`, Patterns: []string{projector.NoDashPattern, `^[0-9a-f]*$`}},
+		{Name: "refs", Options: []string{"--ref"}, Kind: projector.KindString, Arity: projector.ArityRepeated,
+			Patterns: []string{projector.NoDashPattern}},
+		{Name: "mode", Options: []string{"--mode"}, Kind: projector.KindString, Arity: projector.ArityOptional, Bare: true,
+			Patterns: []string{`^[a-z]+$`}},
 	}}
 	s, err := projector.Project(cmd)
 	if err != nil {

@@ -9,15 +9,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Catalog is the answer to {"help": true}: one compact line per available
-// verb and the verbs that exist but cannot be offered, with the reason.
-// Synonyms and fenced commands never appear.
-type Catalog struct {
-	Verbs       []string          `json:"verbs"`
-	Unavailable []UnavailableVerb `json:"unavailable,omitempty"`
-	Next        string            `json:"next"`
-}
-
 // UnavailableVerb names a registered verb that cannot be offered now.
 type UnavailableVerb struct {
 	Verb   string `json:"verb"`
@@ -39,6 +30,18 @@ type VerbHelp struct {
 	// PlaybookFingerprint is the content fingerprint of what the dynamic
 	// value injected; pass it back as the op's playbook_fingerprint.
 	PlaybookFingerprint string `json:"playbook_fingerprint,omitempty"`
+	// Oversize says so when this answer is larger than the help budget: a
+	// schema is never cut, so it is sent whole, and said to be large.
+	Oversize string `json:"oversize,omitempty"`
+}
+
+// markOversize notes on h when it is past the surface's help budget.
+func (s *Surface) markOversize(h *VerbHelp) *VerbHelp {
+	budget := s.helpBudget()
+	if n := encodedLen(h); n > budget {
+		h.Oversize = fmt.Sprintf("this answer is %d bytes, over the %d-byte help budget: the schema is sent whole, never cut", n, budget)
+	}
+	return h
 }
 
 // DynamicHelp explains a dynamic parameter in base help.
@@ -53,18 +56,25 @@ type HelpError struct {
 	Error *ErrorObject `json:"error"`
 }
 
-// catalogSummaryMax bounds a catalog line's summary (in runes): the catalog
-// must stay near 90 bytes a verb; help for the verb has the full summary.
-const catalogSummaryMax = 60
-
-const catalogNext = `{"help":"VERB"} gives a verb's schema and fingerprint`
-
 func (s *Surface) help(ctx context.Context, rs *requestState, h *helpRequest) (any, bool) {
-	if h.all {
+	switch {
+	case len(h.bad) > 0:
+		return HelpError{&ErrorObject{Code: CodeInvalidArgs, Problems: h.bad,
+			Message: "the help request is not one help answers: " + h.bad[0].Reason}}, false
+	case h.all:
 		return s.catalog(ctx, rs), true
+	case h.listing:
+		return s.listing(ctx, rs, h.namespace, h.page)
+	case h.searching:
+		return s.searchHelp(ctx, rs, h.search)
 	}
 	r := s.resolve(h.verb)
 	if r.err != nil {
+		// A namespace named without ".*" is listed all the same: the
+		// caller's intent is plain and no verb has that name.
+		if r.err.Code == CodeUnknownVerb && s.hasNamespace(ctx, rs, h.verb) && len(h.dynamic) == 0 {
+			return s.listing(ctx, rs, h.verb, 0)
+		}
 		return HelpError{r.err}, false
 	}
 	v := r.verb
@@ -83,7 +93,7 @@ func (s *Surface) help(ctx context.Context, rs *requestState, h *helpRequest) (a
 				Note:     fmt.Sprintf("each %s adds its own parameters; ask for help naming one to see them and get the fingerprint to run with", v.Dynamic.Param),
 				HelpCall: map[string]any{"help": map[string]string{"verb": v.Name, v.Dynamic.Param: strings.ToUpper(v.Dynamic.Param)}}}
 		}
-		return out, true
+		return s.markOversize(out), true
 	}
 	if v.Dynamic == nil {
 		return HelpError{argsError(v, p, nil, CodeInvalidArgs, unknownHelpKeys(h.dynamic, "",
@@ -103,7 +113,7 @@ func (s *Surface) help(ctx context.Context, rs *requestState, h *helpRequest) (a
 		return HelpError{&ErrorObject{Code: CodeInternalError, Message: err.Error()}}, false
 	}
 	out.Schema, out.SchemaFingerprint, out.PlaybookFingerprint = dp.schema(), dfp, dp.playbookFP
-	return out, true
+	return s.markOversize(out), true
 }
 
 func unknownHelpKeys(dynamic map[string]string, allowed, reason string) []Problem {
@@ -124,25 +134,6 @@ func (s *Surface) summary(v *Verb, p *projection) string {
 		return v.Summary
 	}
 	return p.cmd.Summary
-}
-
-// catalog builds the {"help": true} answer in registration order.
-func (s *Surface) catalog(ctx context.Context, rs *requestState) *Catalog {
-	c := &Catalog{Verbs: []string{}, Next: catalogNext}
-	for _, v := range s.reg.snapshot() {
-		p := s.project(ctx, rs, v)
-		switch {
-		case p.fenced != "":
-			// Never shown: a fenced command is not even named.
-		case p.ok():
-			c.Verbs = append(c.Verbs, v.Name+p.signature+" — "+clip(s.summary(v, p), catalogSummaryMax))
-		case p.internal != nil:
-			c.Unavailable = append(c.Unavailable, UnavailableVerb{Verb: v.Name, Reason: "internal error: " + p.internal.Error()})
-		default:
-			c.Unavailable = append(c.Unavailable, UnavailableVerb{Verb: v.Name, Param: p.unavailable.Param, Reason: p.unavailable.Reason})
-		}
-	}
-	return c
 }
 
 // clip shortens s to at most n runes, at a word boundary when one is near,

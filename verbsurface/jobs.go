@@ -3,6 +3,8 @@ package verbsurface
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/verbsurface/verbsurface/wait"
 )
@@ -32,6 +34,25 @@ type WaitHandlerOptions struct {
 	// poll an argv the kernel refuses, or a huge observation. More is
 	// invalid_args on "ids", before anything runs.
 	MaxIDs int
+	// MaxRequestWait bounds the time the wait ops of one request spend
+	// waiting, together ([DefaultMaxRequestWait] when zero; negative: no
+	// bound beyond each op's own, wait.MaxWaitLimit). Each op's window is
+	// what the request has left, at most: sixteen ops of 300 s each made a
+	// request of 80 minutes. A window cut short is echoed as the op's
+	// max_wait_seconds; an op with nothing left observes once.
+	MaxRequestWait time.Duration
+}
+
+// DefaultMaxRequestWait is WaitHandler's bound on a request's total wait:
+// one op's own limit, wait.MaxWaitLimit.
+const DefaultMaxRequestWait = wait.MaxWaitLimit
+
+// requestWaitKey marks a request's context with the time its wait ops
+// have spent so far (*atomic.Int64, nanoseconds); Surface.Handle sets it.
+type requestWaitKey struct{}
+
+func withRequestWait(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestWaitKey{}, new(atomic.Int64))
 }
 
 // DefaultMaxWaitIDs is WaitHandler's cap on the distinct ids of one call,
@@ -71,6 +92,10 @@ func WaitHandler(opts *WaitHandlerOptions) Handler {
 	maxIDs := o.MaxIDs
 	if maxIDs == 0 {
 		maxIDs = DefaultMaxWaitIDs
+	}
+	budget := o.MaxRequestWait
+	if budget == 0 {
+		budget = DefaultMaxRequestWait
 	}
 	return func(ctx context.Context, call *Call) (any, error) {
 		req, err := wait.ParseArgs(call.Args)
@@ -115,6 +140,18 @@ func WaitHandler(opts *WaitHandlerOptions) Handler {
 		opts.OnPoll = wait.Increasing(func(terminal, total int, msg string) {
 			progress(ctx, float64(terminal), float64(total), msg)
 		})
+		spent, _ := ctx.Value(requestWaitKey{}).(*atomic.Int64)
+		if spent != nil && budget > 0 {
+			window := wait.DefaultMaxWait
+			if opts.MaxWait != nil {
+				window = max(0, min(wait.MaxWaitLimit, *opts.MaxWait))
+			}
+			if left := max(0, budget-time.Duration(spent.Load())); window > left {
+				opts.MaxWait = &left
+			}
+			start := time.Now()
+			defer func() { spent.Add(int64(time.Since(start))) }()
+		}
 		res, err := wait.Wait(ctx, wait.CLIObserver{Runner: exec, Command: observe}, req.IDs, &opts)
 		if err != nil {
 			// A *wait.DecodeError inside carries invalid_result; the

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/wait"
@@ -162,5 +163,42 @@ func TestWaitHandlerOptionsByPointer(t *testing.T) {
 	}
 	if want := []string{"observe", "--", "a"}; !slices.Equal(ran[0], want) {
 		t.Fatalf("ran %q; want %q, the options as they were when the handler was built", ran[0], want)
+	}
+}
+
+// TestWaitHandlerBoundsTheRequest: the wait ops of one request share
+// MaxRequestWait. Each op's window is at most what is left, echoed as its
+// max_wait_seconds, and once it is spent an op observes once (a window
+// of 0). Before, each op had its own 300 s: sixteen made a request of 80
+// minutes.
+func TestWaitHandlerBoundsTheRequest(t *testing.T) {
+	running := RunnerFunc(func(context.Context, []string) (json.RawMessage, error) {
+		return json.RawMessage(`{"observations":[{"id":"a","status":"running","phase":"started","process":"alive"}]}`), nil
+	})
+	h := WaitHandler(&WaitHandlerOptions{Observe: []string{"observe"}, MaxRequestWait: 600 * time.Millisecond})
+	ctx := withRequestWait(context.Background())
+	var windows []float64
+	for range 3 {
+		out, err := h(ctx, &Call{Verb: "job.wait", Runner: running,
+			Args: map[string]any{"ids": []any{"a"}, "max_wait_seconds": 0.5, "poll_interval_seconds": 0.25}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := out.(*wait.Result)
+		windows = append(windows, res.MaxWaitSeconds)
+		if res.PollIntervalSeconds != 0.25 {
+			t.Fatalf("poll interval echoed %v; want 0.25", res.PollIntervalSeconds)
+		}
+	}
+	// The first op waits its 0.5 s; the second gets what is left of
+	// 0.6 s, less than it asked; the third nothing.
+	if windows[0] != 0.5 || windows[1] >= 0.5 || windows[2] != 0 {
+		t.Fatalf("windows %v; want 0.5, less than 0.5, then 0", windows)
+	}
+	// Another request starts with the whole bound.
+	out, _ := h(withRequestWait(context.Background()), &Call{Verb: "job.wait", Runner: running,
+		Args: map[string]any{"ids": []any{"a"}, "max_wait_seconds": 0.5, "poll_interval_seconds": 0.25}})
+	if w := out.(*wait.Result).MaxWaitSeconds; w != 0.5 {
+		t.Fatalf("another request's op got a window of %v; want its 0.5", w)
 	}
 }

@@ -66,7 +66,16 @@ func (m Machine) option() string {
 // projector.InventoryOptions.Offerable, so a command without the seam is
 // not counted clean.
 func (m Machine) Seam(t *projector.Tree, cmd *projector.Command) error {
-	if _, bad := m.seam(t, cmd); bad != nil {
+	return m.SeamWith(t, cmd, nil)
+}
+
+// SeamWith is [Machine.Seam] for a verb that says which of cmd's
+// parameters name files ([Verb.PathParams]): one it says is
+// projector.PathUseNone may carry the machine mode whatever its name (a
+// format option called --output). An inventory judging a command as a
+// verb offers it uses this.
+func (m Machine) SeamWith(t *projector.Tree, cmd *projector.Command, pathParams map[string]projector.PathUse) error {
+	if _, bad := m.seam(t, cmd, pathParams); bad != nil {
 		return errors.New(bad.Reason)
 	}
 	return nil
@@ -80,7 +89,10 @@ func (m Machine) Seam(t *projector.Tree, cmd *projector.Command) error {
 // its value ([readFixed]); no option takes a path (marked, or named like
 // one: projector.LooksLikePath), since `--output json` on a command whose
 // --output names a file writes a file named json instead of printing.
-func (m Machine) seam(t *projector.Tree, cmd *projector.Command) (*projector.Command, *unavailableReason) {
+// uses is the verb's own word on which parameters are paths
+// (Verb.PathParams): PathUseNone there says an option is not one,
+// whatever its name.
+func (m Machine) seam(t *projector.Tree, cmd *projector.Command, uses map[string]projector.PathUse) (*projector.Command, *unavailableReason) {
 	opt := m.option()
 	if opt == "" {
 		return cmd, nil
@@ -117,13 +129,23 @@ func (m Machine) seam(t *projector.Tree, cmd *projector.Command) (*projector.Com
 		return nil, &unavailableReason{Reason: fmt.Sprintf("no machine-result seam: the machine arguments %q on %q: %v", m.Args, path, err)}
 	}
 	for _, f := range fixed {
-		if p := f.param; p != nil && (p.Path != projector.PathUseNone || projector.LooksLikePath(p)) {
+		if p := f.param; p != nil && takesPath(p, uses) {
 			return nil, &unavailableReason{Param: p.Name, Reason: fmt.Sprintf(
 				"no machine-result seam: %s on %q takes a path (parameter %s), so the machine arguments %q would name a file rather than select machine output; choose the option that selects the output format",
 				f.opt, path, p.Name, m.Args)}
 		}
 	}
 	return projector.WithdrawParams(cmd, fixedOptions(fixed)...), nil
+}
+
+// takesPath reports whether p's value names a file: as the verb says
+// (uses, Verb.PathParams), else as the adapter marked it or its name
+// suggests (projector.LooksLikePath).
+func takesPath(p *projector.Param, uses map[string]projector.PathUse) bool {
+	if use, said := uses[p.Name]; said {
+		return use != projector.PathUseNone
+	}
+	return p.Path != projector.PathUseNone || projector.LooksLikePath(p)
 }
 
 // fixedOption is one option of fixed arguments (Machine.Args, Verb.Args)
@@ -144,12 +166,14 @@ func fixedOptions(fixed []fixedOption) []string {
 
 // readFixed reads words as options of cmd, each followed by its value
 // when it takes one, and refuses, in this order: a word that is not an
-// option ("json", "-", "--"); "-o=v" (click would keep the "="); an option
+// option ("json", "-", "--"); "-o=v" (click would keep the "="; a
+// declared command's own option strings excepted); an option
 // cmd does not have; a value on an option that takes none; a missing value, or one starting
 // with '-' as a separate word (write --opt=VALUE); an option that may be
 // given bare, with a separate word (attach the value: --opt=VALUE); an
-// option taking a variable number of values; a value the parameter does
-// not admit (kind, choices, pattern: projector.CheckWord). An option the
+// option taking one or more values given none (one taking zero or more
+// may be given alone: its values are the words up to the next option); a
+// value the parameter does not admit (kind, choices, pattern: projector.CheckWord). An option the
 // adapter excluded from the model (Command.Excluded) is taken as written,
 // with the next word, if it is not an option, as its value: its model is
 // gone, so nothing about it can be checked (leave it in the model, and the
@@ -162,7 +186,7 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 			return nil, fmt.Errorf("%q is not an option: fixed arguments are options, each followed by its value when it takes one", w)
 		}
 		opt, val, attached := strings.Cut(w, "=")
-		if attached && !strings.HasPrefix(w, "--") {
+		if attached && !strings.HasPrefix(w, "--") && !declaredOption(cmd, opt) {
 			return nil, fmt.Errorf("%q: give a short option's value as the next word (click reads \"-o=v\" as \"=v\")", w)
 		}
 		var p *projector.Param
@@ -196,8 +220,22 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 			if attached {
 				return nil, fmt.Errorf("%s takes no value", opt)
 			}
-		case p.Arity == projector.ArityZeroOrMore || p.Arity == projector.ArityOneOrMore:
-			return nil, fmt.Errorf("%s takes a variable number of values, which fixed arguments do not give", opt)
+		case (p.Arity == projector.ArityZeroOrMore || p.Arity == projector.ArityOneOrMore) && !attached:
+			// Its values are the words up to the next option: the
+			// caller's rendered arguments after it start with an option
+			// or "--", where the parser stops taking values. Zero words
+			// is the option given alone (argparse nargs='*').
+			for {
+				v, ok := next()
+				if !ok {
+					break
+				}
+				f.values = append(f.values, v)
+				i++
+			}
+			if len(f.values) == 0 && p.Arity == projector.ArityOneOrMore {
+				return nil, fmt.Errorf("%s takes one or more values (the next words, not starting with '-')", opt)
+			}
 		case attached:
 			if p.Arity == projector.ArityExactly && p.N > 1 || p.Arity == projector.ArityRepeatedTuple {
 				return nil, fmt.Errorf("%s takes %d values as separate words", opt, p.N)
@@ -232,6 +270,23 @@ func readFixed(cmd *projector.Command, words []string) ([]fixedOption, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// declaredOption reports whether opt, longer than one letter, is an
+// option string of cmd, a declared command (projector.Declare): its parser
+// is the program's own, whose option strings are the operator's word, so
+// "-std=c11" means what the declaration's rendering says, not what click
+// would read.
+func declaredOption(cmd *projector.Command, opt string) bool {
+	if cmd.Rendering == nil || len(opt) <= 2 {
+		return false // "-n=5" is "=5" to getopt, as projector.Declare says
+	}
+	for _, p := range cmd.Params {
+		if slices.Contains(p.Options, opt) {
+			return true
+		}
+	}
+	return false
 }
 
 // fixedArgs checks a verb's fixed arguments against cmd and returns cmd

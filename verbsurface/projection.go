@@ -24,7 +24,10 @@ import (
 // verb of a 5,000-command CLI held; the compiled patterns were most of
 // the rest, now shared across verbs).
 type projection struct {
-	cmd       *projector.Command // as projected (the machine flag removed)
+	cmd *projector.Command // as projected (the machine flag removed)
+	// fixed, when the verb fixes values (Verb.Fixed), renders a run:
+	// cmd is its Offered command.
+	fixed     *projector.Fixed
 	dialect   projector.Dialect
 	verb      string // the verb the fingerprint is of
 	signature string // the catalog's "(model, prompt, +11)"
@@ -322,16 +325,20 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("%q is a group of commands, not a runnable command", strings.Join(cmd.Path, " "))}}
 	}
-	cmd, bad := s.verbCommand(v, t, cmd)
+	cmd, fixed, bad := s.verbCommand(v, t, cmd)
 	if bad != nil {
 		return &projection{unavailable: bad}
 	}
-	if p, err := s.cache.byContent(slot, id, cmd); err != nil {
-		return &projection{internal: fmt.Errorf("verbsurface: verb %q: encoding command: %w", v.Name, err)}
-	} else if p != nil {
-		return p
+	// A verb with fixed values renders a command its offered one does
+	// not show all of: only the identity of the tree's command keys it.
+	if fixed == nil {
+		if p, err := s.cache.byContent(slot, id, cmd); err != nil {
+			return &projection{internal: fmt.Errorf("verbsurface: verb %q: encoding command: %w", v.Name, err)}
+		} else if p != nil {
+			return p
+		}
 	}
-	p := &projection{cmd: cmd, dialect: t.Dialect, dynValue: dynValue}
+	p := &projection{cmd: cmd, fixed: fixed, dialect: t.Dialect, dynValue: dynValue}
 	if err := projector.Representable(cmd); err != nil {
 		var ue *projector.UnavailableError
 		if errors.As(err, &ue) {
@@ -394,36 +401,63 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 	return p, nil
 }
 
-// verbCommand is cmd as v offers it, or why it cannot, in this order: the
+// verbCommand is cmd as v offers it (and, when v fixes values, how a run
+// renders), or why it cannot, in this order: the stated positionals; the
 // verb's own exclusions (each must name a parameter of cmd); the machine
 // seam (v.Machine, else Options.Machine), which withdraws the machine
-// options; the fixed arguments, which withdraw what they set; then every
+// options; the fixed arguments, which withdraw what they set; the
+// constraints; the fixed values (checked against the constraints too),
+// which withdraw their parameters; then every
 // parameter the verb names must be one the caller can still set (its
 // PathParams, its StoredCommand's), so a misspelt name, or one the CLI
 // renamed since, makes the verb unavailable instead of leaving a path
 // unconfined or a stored command unguarded.
-func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command) (*projector.Command, *unavailableReason) {
+func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command) (*projector.Command, *projector.Fixed, *unavailableReason) {
 	name := strings.Join(cmd.Path, " ")
 	if name == "" {
 		name = t.Program
+	}
+	operator := func(what string, err error) *unavailableReason {
+		return &unavailableReason{Reason: fmt.Sprintf("%s on %q: %s", what, name, strings.TrimPrefix(err.Error(), "projector: "))}
+	}
+	if v.Positionals != nil {
+		var err error
+		if cmd, err = projector.StatePositionals(cmd, v.Positionals); err != nil {
+			return nil, nil, operator("the stated positionals (Verb.Positionals, config positionals)", err)
+		}
 	}
 	if len(v.Exclude) > 0 {
 		var unmatched []string
 		cmd, unmatched = projector.ExcludeFromCommand(cmd, v.Exclude...)
 		if len(unmatched) > 0 {
-			return nil, &unavailableReason{Reason: fmt.Sprintf("the verb excludes %s, which %q does not have (Verb.Exclude, config exclude)", quoteList(unmatched), name)}
+			return nil, nil, &unavailableReason{Reason: fmt.Sprintf("the verb excludes %s, which %q does not have (Verb.Exclude, config exclude)", quoteList(unmatched), name)}
 		}
 	}
 	m := s.opts.Machine
 	if v.Machine != nil {
 		m = *v.Machine
 	}
-	cmd, bad := m.seam(t, cmd)
+	unseamed := cmd
+	cmd, bad := m.seam(t, cmd, v.PathParams)
 	if bad != nil {
-		return nil, bad
+		return nil, nil, bad
 	}
 	if cmd, bad = fixedArgs(cmd, v.Args); bad != nil {
-		return nil, bad
+		return nil, nil, bad
+	}
+	if len(v.Constraints) > 0 {
+		var err error
+		if cmd, err = projector.Constrain(cmd, v.Constraints...); err != nil {
+			return nil, nil, operator("the constraints (Verb.Constraints, config constraints)", err)
+		}
+	}
+	var fixed *projector.Fixed
+	if len(v.Fixed) > 0 {
+		var err error
+		if fixed, err = projector.FixParams(cmd, v.Fixed); err != nil {
+			return nil, nil, operator("the fixed values (Verb.Fixed, config fixed)", err)
+		}
+		cmd = fixed.Offered
 	}
 	param := func(n string) *projector.Param {
 		for _, p := range cmd.Params {
@@ -434,19 +468,23 @@ func (s *Surface) verbCommand(v *Verb, t *projector.Tree, cmd *projector.Command
 		return nil
 	}
 	for _, n := range slices.Sorted(maps.Keys(v.PathParams)) {
-		if param(n) == nil {
-			return nil, &unavailableReason{Param: n, Reason: fmt.Sprintf(
+		// Saying an option is no path is what lets it carry the
+		// machine mode, which withdraws it from callers.
+		machineNone := v.PathParams[n] == projector.PathUseNone &&
+			slices.ContainsFunc(unseamed.Params, func(p *projector.Param) bool { return p.Name == n })
+		if param(n) == nil && !machineNone {
+			return nil, nil, &unavailableReason{Param: n, Reason: fmt.Sprintf(
 				"the verb marks %q as a path (Verb.PathParams, config files), and %q has no such parameter a caller can set", n, name)}
 		}
 	}
 	if sc := v.StoredCommand; sc != nil {
 		p := param(sc.Param)
 		if p == nil || p.Kind != projector.KindString || !slices.Contains([]projector.Arity{projector.ArityRepeated, projector.ArityZeroOrMore, projector.ArityOneOrMore}, p.Arity) {
-			return nil, &unavailableReason{Param: sc.Param, Reason: fmt.Sprintf(
+			return nil, nil, &unavailableReason{Param: sc.Param, Reason: fmt.Sprintf(
 				"the verb guards %q as a stored command (Verb.StoredCommand, config stored_command), and %q has no such parameter taking a list of words", sc.Param, name)}
 		}
 	}
-	return cmd, nil
+	return cmd, fixed, nil
 }
 
 // hasOption reports whether cmd accepts option, as a parameter or as a flag

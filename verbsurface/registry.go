@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -138,6 +139,7 @@ func (r *Registry) Register(v Verb) error {
 	}
 	stored.Synonyms = slices.Clone(v.Synonyms)
 	stored.Args, stored.Exclude = slices.Clone(v.Args), slices.Clone(v.Exclude)
+	stored.Positionals, stored.Fixed, stored.Constraints = slices.Clone(v.Positionals), maps.Clone(v.Fixed), slices.Clone(v.Constraints)
 	if v.Machine != nil {
 		m := *v.Machine
 		m.Args = slices.Clone(m.Args)

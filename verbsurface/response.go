@@ -60,6 +60,9 @@ type OpResult struct {
 	// Info is the information the verb's [Preparer] returned, merged into the
 	// result object; keys that collide with the fields above are dropped.
 	Info map[string]any
+	// DryRun marks an op sent with "dry_run": true: judged, not run. Its
+	// Result is a [DryRun]; a refusal is the real op's.
+	DryRun bool
 }
 
 // PlaybookChange reports that the dynamic content resolved at execution
@@ -70,7 +73,7 @@ type PlaybookChange struct {
 }
 
 var reservedResultKeys = map[string]bool{"ok": true, "op": true, "class": true, "result": true, "error": true,
-	"playbook_changed": true, "playbook_fingerprint": true}
+	"playbook_changed": true, "playbook_fingerprint": true, "dry_run": true}
 
 // MarshalJSON writes {ok, op, class, result|error, playbook_fingerprint,
 // playbook_changed, then the preparer's info keys sorted}.
@@ -113,6 +116,11 @@ func (o *OpResult) MarshalJSON() ([]byte, error) {
 		}
 	} else if err := field("error", o.Error); err != nil {
 		return nil, err
+	}
+	if o.DryRun {
+		if err := field("dry_run", true); err != nil {
+			return nil, err
+		}
 	}
 	if o.PlaybookFingerprint != "" {
 		if err := field("playbook_fingerprint", o.PlaybookFingerprint); err != nil {

@@ -2,6 +2,7 @@ package verbsurface
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -71,37 +72,88 @@ func ExecutableTree(t *projector.Tree, exe string) (TreeSource, error) {
 // mtime for reproducibility). A failed load is not cached. The wrapper is
 // safe for concurrent use.
 //
+// One load runs at a time for a key: requests that find the files changed
+// while a load for the same key is under way wait for it and share its
+// tree or its error, instead of each reading the CLI again (a changed
+// cobra binary, read by eight requests at once, was walked up to eight
+// times). A waiter whose own ctx ends stops waiting; one whose leader was
+// cancelled (its client went away) loads in its place.
+//
 // Key it on the file whose change changes the parser: for a Python CLI
 // whose parser lives in an imported module, that module's source, not the
 // python3 interpreter; name every such file in more (the key is then all
 // of them together), since a change to any of them reloads the tree.
 func CacheByFile(path string, load TreeSource, more ...string) TreeSource {
 	var (
-		mu    sync.Mutex
-		key   string
-		cache *projector.Tree
+		mu     sync.Mutex
+		key    string
+		cache  *projector.Tree
+		flight *treeFlight // the load under way, if any
 	)
 	return func(ctx context.Context) (*projector.Tree, error) {
 		k, err := filesKey(append([]string{path}, more...))
 		if err != nil {
 			return nil, err
 		}
-		mu.Lock()
-		if cache != nil && k == key {
-			t := cache
+		for {
+			mu.Lock()
+			if cache != nil && k == key {
+				t := cache
+				mu.Unlock()
+				return t, nil
+			}
+			if f := flight; f != nil && f.key == k {
+				mu.Unlock()
+				select {
+				case <-f.done:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				if f.err != nil && f.cancelled {
+					continue // the leader's caller went away, not the load's fault
+				}
+				return f.tree, f.err
+			}
+			f := &treeFlight{key: k, done: make(chan struct{})}
+			flight = f
 			mu.Unlock()
-			return t, nil
+			return f.run(ctx, load, func(t *projector.Tree, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					key, cache = k, t
+				}
+				if flight == f {
+					flight = nil
+				}
+			})
 		}
-		mu.Unlock()
-		t, err := load(ctx)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		key, cache = k, t
-		mu.Unlock()
-		return t, nil
 	}
+}
+
+// treeFlight is one load of [CacheByFile] under way, for the requests that
+// wait for it.
+type treeFlight struct {
+	key       string
+	done      chan struct{} // closed once tree and err are set
+	tree      *projector.Tree
+	err       error
+	cancelled bool // the leader's ctx had ended when the load returned
+}
+
+// run loads as the flight's leader, lets finish record the result, and
+// then releases the waiters, even if load panics (they then load again).
+func (f *treeFlight) run(ctx context.Context, load TreeSource, finish func(*projector.Tree, error)) (t *projector.Tree, err error) {
+	err = errors.New("the tree source panicked")
+	f.cancelled = true // what a waiter does if load panics: load itself
+	defer func() {
+		finish(t, err)
+		f.tree, f.err = t, err
+		close(f.done)
+	}()
+	t, err = load(ctx)
+	f.cancelled = ctx.Err() != nil
+	return t, err
 }
 
 type fileKey struct {

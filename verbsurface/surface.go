@@ -101,12 +101,25 @@ type Options struct {
 	NoRootsHint string
 
 	// MaxResponseBytes caps the encoded size of one response
-	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap). An
-	// op whose result would take the response past it gets
-	// response_too_large instead of its result; the results before it
-	// stay. Each refusal adds its own small error object (a few hundred
-	// bytes at most), the one excess the cap allows.
+	// ([DefaultMaxResponseBytes], 4 MiB, when zero; negative: no cap),
+	// failures included. A failure past it is cut to excerpts
+	// (ErrorObject.Cut), then, like a success past it, replaced by
+	// response_too_large; a spawn's result is kept first, the others in op
+	// order (see "Limits" in the package documentation). Each refusal adds
+	// its own small error object (a few hundred bytes at most), the one
+	// excess the cap allows.
 	MaxResponseBytes int
+	// HelpBudget caps the text of one help answer, in bytes
+	// ([DefaultHelpBudget], 8 KiB, when zero; negative: no budget, the
+	// whole catalog in one answer however large). Past it, the catalog
+	// answers by namespace and a long listing in pages, every one within
+	// the budget, and each says how to reach the rest; a search answers
+	// fewer lines; a verb's own schema larger than the budget is sent
+	// whole, and its help says so.
+	HelpBudget int
+	// SearchResults is how many verbs a search returns at most
+	// ([DefaultSearchResults] when zero).
+	SearchResults int
 	// MaxInFlight caps how many commands run at once through the surface,
 	// across every request, session and JSON-RPC batch
 	// ([DefaultMaxInFlight] when zero; negative: no cap). A command holds
@@ -145,6 +158,8 @@ type Surface struct {
 	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
 	// random per surface, so a state is good only where it was issued.
 	confirmKey [32]byte
+	// search is the ranking index {"help": {"search": ...}} reads.
+	search searchIndex
 }
 
 // New returns a surface over reg. It fails when Source is missing, when a
@@ -189,6 +204,9 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	}
 	if opts.MaxResponseBytes == 0 {
 		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.HelpBudget > 0 && opts.HelpBudget < minHelpBudget {
+		return nil, fmt.Errorf("verbsurface: New: Options.HelpBudget %d is below the smallest useful budget, %d bytes", opts.HelpBudget, minHelpBudget)
 	}
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = DefaultMaxInFlight()
@@ -243,19 +261,24 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 	}
 	rs := &requestState{}
 	resp := &Response{}
+	ctx = withRequestWait(ctx) // the total wait of the request's job.wait ops (WaitHandlerOptions.MaxRequestWait)
 	var succeeded, failed int
 	if env.hasOps {
 		resp.Results = make([]*OpResult, 0, len(env.ops))
-		used := responseOverhead
+		budget := s.newResponseBudget()
 		for i, op := range env.ops {
 			r := s.runOp(ctx, rs, i, op, progress)
-			used = s.capResult(r, used)
+			portable(r)
+			budget.add(r)
+			resp.Results = append(resp.Results, r)
+		}
+		budget.finish(resp.Results)
+		for _, r := range resp.Results {
 			if r.OK {
 				succeeded++
 			} else {
 				failed++
 			}
-			resp.Results = append(resp.Results, r)
 		}
 	}
 	if env.help != nil {
@@ -289,34 +312,13 @@ func statusOf(succeeded, failed int) string {
 // {"status":"partial","results":[…]} and the commas between them.
 const responseOverhead = 64
 
-// capResult accounts for r in a response that has used bytes so far and
-// returns the new total. A successful result that would take the response
-// past Options.MaxResponseBytes is replaced by response_too_large, its
-// info dropped with it (the error is what the caller must see).
-//
-// A successful result is measured without encoding it: execute leaves its
-// data exactly as the response will carry it (compact, HTML-escaped, see
-// encodedData), so its size is its length plus the few fields around it.
-// Marshalling each result for the count and again for the response cost as
-// much as the rest of an op's handling (18.7 us against 9.1 us for a
-// job.status result). A failure, rare and small, is measured by encoding it.
-func (s *Surface) capResult(r *OpResult, used int) int {
-	if s.opts.MaxResponseBytes < 0 {
-		return used
-	}
-	size, err := encodedSize(r)
-	if err != nil {
-		return used // Response.JSON reports an unencodable result as it is
-	}
-	if r.OK && used+size+1 > s.opts.MaxResponseBytes {
-		r.OK, r.Error = false, responseTooLarge(r.Op, size, used, s.opts.MaxResponseBytes)
-		r.Result, r.Info = nil, nil
-		if size, err = encodedSize(r); err != nil {
-			return used
-		}
-	}
-	return used + size + 1
-}
+// A successful result is measured without encoding it (encodedSize):
+// execute leaves its data exactly as the response will carry it (compact,
+// HTML-escaped, see encodedData), so its size is its length plus the few
+// fields around it. Marshalling each result for the count and again for
+// the response cost as much as the rest of an op's handling (18.7 us
+// against 9.1 us for a job.status result). A failure is measured by
+// encoding it; bound.go holds the rules of the cap.
 
 // encodedSize is len(json.Marshal(r)), worked out without encoding the
 // result of a successful op. It is called only on what runOp returned, and
@@ -332,7 +334,7 @@ func encodedSize(r *OpResult) (int, error) {
 	if result == 0 {
 		result = len("null")
 	}
-	if r.PlaybookFingerprint != "" || r.PlaybookChanged != nil || len(r.Info) > 0 {
+	if r.PlaybookFingerprint != "" || r.PlaybookChanged != nil || len(r.Info) > 0 || r.DryRun {
 		// The rare extras: encode everything but the result.
 		rest := *r
 		rest.Result = json.RawMessage("0")
@@ -430,7 +432,8 @@ func helpCall(v *Verb, p *projection) any {
 // so the caller can repair the op without another discovery round trip.
 func argsError(v *Verb, p *projection, op *envelopeOp, code string, problems []Problem) *ErrorObject {
 	fp := p.fingerprintOrEmpty()
-	eo := &ErrorObject{Code: code, Problems: problems, Schema: p.schema(), SchemaFingerprint: fp, HelpCall: helpCall(v, p)}
+	eo := &ErrorObject{Code: code, Problems: boundProblems(problems, maxListedProblems), Schema: p.schema(), SchemaFingerprint: fp, HelpCall: helpCall(v, p)}
+	boundSchema(eo)
 	switch code {
 	case CodeInvalidArgs:
 		eo.Message = fmt.Sprintf("%d problem%s with the args of %s: %s", len(problems), plural(len(problems), "s", ""), v.Name, problems[0].Reason)
@@ -569,7 +572,8 @@ func (s *Surface) runOp(ctx context.Context, rs *requestState, index int, op env
 // prepare; execute (handler or rendered command). rec learns the args (as
 // the policy saw them) and the decision.
 func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op envelopeOp, progress ProgressFunc, rec *OpRecord) *OpResult {
-	res := &OpResult{Op: op.Op, Class: classNone}
+	res := &OpResult{Op: op.Op, Class: classNone, DryRun: op.DryRun}
+	rec.DryRun = op.DryRun
 	fail := func(eo *ErrorObject) *OpResult {
 		res.OK, res.Error = false, eo
 		return res
@@ -599,8 +603,15 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if eo := s.policyError(ctx, v, args); eo != nil {
 		return fail(eo)
 	}
+	var plan DryRun
 	if s.opts.Decide != nil {
-		if eo := s.decide(ctx, index, v, args, rec); eo != nil {
+		decide := s.decide
+		if op.DryRun {
+			decide = func(ctx context.Context, index int, v *Verb, args map[string]any, rec *OpRecord) *ErrorObject {
+				return s.dryDecide(ctx, index, v, args, rec, &plan)
+			}
+		}
+		if eo := decide(ctx, index, v, args, rec); eo != nil {
 			return fail(eo)
 		}
 	}
@@ -624,7 +635,16 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if s.opts.ClientKey != nil && (v.Class == ClassSpawn || v.Spawns) {
 		spawnKey = s.opts.ClientKey(ctx)
 	}
-	if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
+	if (v.Class == ClassSpawn || v.Spawns) && s.spawns != nil && op.DryRun {
+		// Counted, not taken: the answer a real op would get now (a
+		// handler that spawns takes its tokens as it starts runs, and
+		// defers what it cannot start rather than failing).
+		tokens, retry := s.spawns.peek(spawnKey)
+		if tokens < 1 && (v.Class == ClassSpawn || v.Handler == nil) {
+			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
+		}
+		plan.SpawnTokens = &tokens
+	} else if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
 		if ok, retry := s.spawns.take(spawnKey); !ok {
 			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
 		}
@@ -637,6 +657,14 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
 	}
 	args = c.run
+	if op.DryRun {
+		data, eo := s.dryRunResult(v, p, args, &plan)
+		if eo != nil {
+			return fail(eo)
+		}
+		res.OK, res.Result = true, data
+		return res
+	}
 
 	// Contract C6: only an observation may be cut short by the caller.
 	// Spawn and control ops run detached from the request's cancellation
@@ -727,7 +755,13 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		return nil, &ErrorObject{Code: CodeInternalError,
 			Message: fmt.Sprintf("verbsurface: verb %q runs its command but has no runner (Verb.Runner, Options.Runner)", v.Name)}
 	}
-	tail, err := projector.RenderArgv(p.dialect, p.cmd, args)
+	var tail []string
+	var err error
+	if p.fixed != nil {
+		tail, err = p.fixed.RenderArgv(p.dialect, args)
+	} else {
+		tail, err = projector.RenderArgv(p.dialect, p.cmd, args)
+	}
 	if err != nil {
 		// Validation accepted these args, so the schema promised they
 		// render (contract C1); this is a projector bug, not the caller's.
@@ -772,9 +806,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 // Tool name and default description of the one tool.
 const (
 	ToolName           = "request"
-	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":"VERB"} gives its args schema and fingerprint. ` +
-		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order; spawn verbs need the fingerprint. ` +
-		`Every error says how to fix it.`
+	defaultDescription = `Run this CLI's verbs. {"help":true} lists verbs; {"help":{"search":WORDS}} finds them; {"help":"VERB"}: its schema and fingerprint. ` +
+		`{"ops":[{"op":VERB,"args":{...},"fingerprint":FP}]} runs ops in order ("dry_run":true: only judged); spawn verbs need the fingerprint. ` +
+		`Errors say how to fix.`
 )
 
 func (s *Surface) description() string {

@@ -741,7 +741,6 @@ func TestMalformedEnvelopes(t *testing.T) {
 		{"fingerprint not a string", `{"ops":[{"op":"job.list","fingerprint":1}]}`, "ops[0].fingerprint"},
 		{"help false", `{"help":false}`, "help"},
 		{"help a number", `{"help":1}`, "help"},
-		{"help object without verb", `{"help":{"playbook":"audit"}}`, "help.verb"},
 		{"help object with a non-string value", `{"help":{"verb":"play.submit","playbook":1}}`, "help.playbook"},
 	}
 	for _, tt := range tests {

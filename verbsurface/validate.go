@@ -22,6 +22,8 @@ type Problem struct {
 	Params []string `json:"params,omitempty"`
 	Rule   string   `json:"rule"`
 	Reason string   `json:"reason"`
+
+	more int // for RuleMoreProblems: how many problems it stands for
 }
 
 // Problem rules, in the order a parameter's checks run.
@@ -89,6 +91,7 @@ type valueCheck struct {
 	enum      []any  // normalised JSON scalars
 	notEnum   []any
 	pattern   *regexp.Regexp
+	patterns  []*regexp.Regexp // allOf: [{pattern}, ...]: each must match too
 	minimum   *float64
 	maximum   *float64
 	minLength int // -1: none
@@ -218,6 +221,12 @@ func (c *valueCheck) check(name, where string, val any, problems []Problem) []Pr
 		if c.pattern != nil && !c.pattern.MatchString(s) {
 			problems = append(problems, Problem{Param: name, Rule: RulePattern,
 				Reason: fmt.Sprintf("%s is %s, which does not match the pattern %q", subject, short(s), c.pattern.String())})
+		}
+		for _, re := range c.patterns {
+			if !re.MatchString(s) {
+				problems = append(problems, Problem{Param: name, Rule: RulePattern,
+					Reason: fmt.Sprintf("%s is %s, which does not match the pattern %q", subject, short(s), re.String())})
+			}
 		}
 	case "integer", "number":
 		if c.minimum != nil && num < *c.minimum {
@@ -479,9 +488,17 @@ func truncateUTF8(s string, n int) string {
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func jsonList(list []any) string {
+	if len(list) > maxQuotedChoices {
+		b, _ := json.Marshal(list[:maxQuotedChoices])
+		return fmt.Sprintf("%s… (%d in all: the schema lists them)", b[:len(b)-1], len(list))
+	}
 	b, _ := json.Marshal(list)
 	return string(b)
 }
+
+// maxQuotedChoices is how many choices a reason quotes: an option with
+// thousands of them must not make every wrong value a long answer.
+const maxQuotedChoices = 32
 
 // normalizeArgs returns a copy of validated args with numbers turned into
 // the Go values rendering expects: an integer parameter becomes int64 when

@@ -89,6 +89,25 @@ type Verb struct {
 	// which also settles a conflict that lies only in the parameters). A
 	// name the command lacks makes the verb unavailable.
 	Exclude []string
+	// Positionals, when set, state the command's positionals in place
+	// of those the adapter read (projector.StatePositionals): what a
+	// reader cannot know, such as a cobra Args validator that departs
+	// from the Use line, the operator says. A command unavailable only
+	// because its positionals could not be determined is offered.
+	Positionals []*projector.Param
+	// Fixed gives parameters values no caller sees or sets, by schema
+	// name or option string, positionals included
+	// (projector.FixParams): each leaves the schema and is rendered with
+	// the caller's arguments by the same rules. A value the parameter
+	// does not admit makes the verb unavailable, saying why.
+	Fixed map[string]any
+	// Constraints narrow the values a caller may give, per parameter
+	// (projector.Constrain): a pattern, an enum, no leading dash. They
+	// are in the schema an agent reads and enforced by validation. A
+	// program that hands a value on to another program (a linter to git
+	// log, a wrapper to ssh) needs one: the parser reads any word, and
+	// the next program may read it as an option.
+	Constraints []projector.Constraint
 	// Runner, when set, runs this verb's command instead of
 	// Options.Runner (another output mode, working directory or timeout),
 	// under the same Options.MaxInFlight slots; a Handler gets it as

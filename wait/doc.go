@@ -56,7 +56,7 @@
 // [Result]: one [Entry] per requested id in input order, all_terminal,
 // timed_out, the three non-terminal lists and the effective bounds. The
 // window (default 25 s, at most 300 s) and poll interval (default 1 s,
-// between 50 ms and 30 s) are clamped, not refused, and echoed. A window of
+// between 250 ms and 30 s) are clamped, not refused, and echoed. A window of
 // zero is a snapshot: one observation, no sleep.
 //
 // Timing rules: expiry is not an error; a call that would return at once

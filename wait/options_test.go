@@ -20,10 +20,10 @@ func TestOptionsBounds(t *testing.T) {
 		{"negative max wait clamps to a snapshot", Options{MaxWait: dur(-time.Second)}, 0, time.Second, 30 * time.Second},
 		{"max wait above the limit clamps to 300 s", Options{MaxWait: dur(time.Hour)}, 300 * time.Second, time.Second, 30 * time.Second},
 		{"max wait within bounds is kept", Options{MaxWait: dur(7 * time.Second)}, 7 * time.Second, time.Second, 30 * time.Second},
-		{"poll zero clamps to 50 ms", Options{PollInterval: dur(0)}, 25 * time.Second, 50 * time.Millisecond, 30 * time.Second},
-		{"poll below the minimum clamps to 50 ms", Options{PollInterval: dur(time.Millisecond)}, 25 * time.Second, 50 * time.Millisecond, 30 * time.Second},
+		{"poll zero clamps to 250 ms", Options{PollInterval: dur(0)}, 25 * time.Second, 250 * time.Millisecond, 30 * time.Second},
+		{"poll below the minimum clamps to 250 ms", Options{PollInterval: dur(time.Millisecond)}, 25 * time.Second, 250 * time.Millisecond, 30 * time.Second},
 		{"poll above the maximum clamps to 30 s", Options{PollInterval: dur(time.Minute)}, 25 * time.Second, 30 * time.Second, 30 * time.Second},
-		{"poll within bounds is kept", Options{PollInterval: dur(250 * time.Millisecond)}, 25 * time.Second, 250 * time.Millisecond, 30 * time.Second},
+		{"poll within bounds is kept", Options{PollInterval: dur(400 * time.Millisecond)}, 25 * time.Second, 400 * time.Millisecond, 30 * time.Second},
 		{"preparing threshold is kept", Options{PreparingThreshold: 5 * time.Second}, 25 * time.Second, time.Second, 5 * time.Second},
 		{"non-positive preparing threshold is the default", Options{PreparingThreshold: -1}, 25 * time.Second, time.Second, 30 * time.Second},
 	}

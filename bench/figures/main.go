@@ -23,6 +23,10 @@
 //     op's validate+render (in process, the surface's own cost with a
 //     runner that answers at once), the server's resident memory, and the
 //     bytes each verb's cached projection holds;
+//   - discovery: the bytes an agent reads on the wire before its first
+//     correct op on a named task, at each size of the synthetic CLI, by
+//     the catalog by namespace and by search, against the flat catalog of
+//     old and one tool per command;
 //   - the goals of issue 29, each figure against its goal.
 //
 // Every process it starts ends before it returns; its state homes are
@@ -67,7 +71,7 @@ func main() {
 	flag.IntVar(&c.cold, "cold", 15, "runs per side for the cold path")
 	flag.IntVar(&c.starts, "starts", 3, "server starts per size for the growth table")
 	sizes := flag.String("sizes", "10,100,1000,5000", "command counts of the growth table")
-	only := flag.String("only", "", "run only these sections (comma-separated: tool, perop, cold, wait, growth)")
+	only := flag.String("only", "", "run only these sections (comma-separated: tool, perop, cold, wait, growth, discovery)")
 	flag.Parse()
 	if *only != "" {
 		c.only = map[string]bool{}
@@ -225,6 +229,14 @@ func run(c config) error {
 			return err
 		}
 		gr.print()
+	}
+
+	if c.on("discovery") {
+		d, err := discovery(ctx, c.sizes)
+		if err != nil {
+			return err
+		}
+		d.print()
 	}
 
 	if len(g.rows) > 0 {

@@ -37,6 +37,9 @@ type Config struct {
 	// OKExit lists the exit statuses that mean success under json, jsonl
 	// and text (default [0]).
 	OKExit []int `yaml:"ok_exit"`
+	// OutputStream is the stream output: reads, stdout (the default) or
+	// stderr (config_stream.go).
+	OutputStream string `yaml:"output_stream"`
 	// Cwd is the directory the CLI runs in (default: the server's);
 	// relative to the configuration's directory. Never a caller's choice.
 	Cwd string `yaml:"cwd"`
@@ -69,11 +72,17 @@ type Config struct {
 	Wait *WaitConfig `yaml:"wait"`
 	// Kill adds a job.kill verb over package kill (the CLI's own kill).
 	Kill *KillConfig `yaml:"kill"`
+	// HelpBudget caps one help answer's text in bytes
+	// (verbsurface.Options.HelpBudget: 0 is its 8 KiB default; at least
+	// 1,024; -1: no budget). Past it the catalog answers by namespace.
+	HelpBudget int `yaml:"help_budget"`
 
-	file    string   // where it was read from, for errors
-	private []string // what serve keeps out of the roots (its token)
-	dir     string   // its directory: relative paths are relative to it
-	lineOf  func(key string) int
+	file     string   // where it was read from, for errors
+	private  []string // what serve keeps out of the roots (its token)
+	dir      string   // its directory: relative paths are relative to it
+	lineOf   func(key string) int
+	doc      *yaml.Node      // the document, for the lines of nested keys
+	declared *projector.Tree // source.declared's tree, once checked
 }
 
 // MachineConfig is verbsurface.Machine in YAML.
@@ -95,6 +104,9 @@ type SourceConfig struct {
 	// started ([BINARY, ARGS...]): the tree is read from its completion
 	// protocol and --help (projector/fromcobrabin).
 	Cobra []string `yaml:"cobra"`
+	// Declared declares the commands of a program no reader can read
+	// (config_declared.go).
+	Declared *DeclaredSource `yaml:"declared"`
 	// More holds optparse: and clap: (config_sources_more.go).
 	More SourcesMore `yaml:",inline"`
 }
@@ -138,9 +150,10 @@ type VerbConfig struct {
 	// Output and OKExit replace the top-level ones for this verb (a verb
 	// that sets output takes its own ok_exit, default [0]); Cwd the
 	// top-level cwd.
-	Output string `yaml:"output"`
-	OKExit []int  `yaml:"ok_exit"`
-	Cwd    string `yaml:"cwd"`
+	Output       string `yaml:"output"`
+	OKExit       []int  `yaml:"ok_exit"`
+	OutputStream string `yaml:"output_stream"`
+	Cwd          string `yaml:"cwd"`
 	// Machine replaces the top-level machine mode for this verb;
 	// machine: {} says none.
 	Machine *MachineConfig `yaml:"machine"`
@@ -156,6 +169,9 @@ type VerbConfig struct {
 	// scheduler's tick): each op takes a spawn token as a spawn op does
 	// (verbsurface.Verb.Spawns), however many runs it then starts.
 	Spawns bool `yaml:"spawns"`
+	// VerbOperatorConfig holds constraints:, fixed: and positionals:
+	// (config_operator.go).
+	VerbOperatorConfig `yaml:",inline"`
 
 	line int            // the verb's line
 	keys map[string]int // the line of each key the verb sets
@@ -283,7 +299,7 @@ func LoadConfig(path string) (*Config, error) {
 			}
 		}
 	}
-	c.lineOf = lineOf(&doc)
+	c.lineOf, c.doc = lineOf(&doc), &doc
 	if err := c.check(c.lineOf); err != nil {
 		return nil, err
 	}
@@ -339,14 +355,17 @@ func (c *Config) check(line func(string) int) error {
 	if msg := outputProblem(c.Output, c.OKExit); msg != "" {
 		return bad(outputKey(c.Output, c.OKExit), outputKey(c.Output, c.OKExit), "%s", msg)
 	}
+	if msg := streamProblem(c.Output, c.OutputStream); msg != "" {
+		return bad("output_stream", "output_stream", "%s", msg)
+	}
 	n := 0
-	for _, set := range append([]bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil}, c.Source.More.given()...) {
+	for _, set := range append([]bool{c.Source.Argparse != nil, c.Source.Click != nil, len(c.Source.TreeCommand) > 0, c.Source.TreeFile != "", c.Source.Cobra != nil, c.Source.Declared != nil}, c.Source.More.given()...) {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap (%d given)", n)
+		return bad("source", "source", "give exactly one of argparse, click, tree_command, tree_file, cobra, optparse, clap, declared (%d given)", n)
 	}
 	if err := c.Source.More.check(bad); err != nil {
 		return err
@@ -367,6 +386,11 @@ func (c *Config) check(line func(string) int) error {
 			if k.set {
 				return bad("source", "source.argparse."+k.key, "is a key of source.click only (for argparse, use the top-level exclude)")
 			}
+		}
+	}
+	if c.Source.Declared != nil {
+		if err := c.checkDeclared(); err != nil {
+			return err
 		}
 	}
 	if c.Timeout != "" {
@@ -423,6 +447,14 @@ func (c *Config) check(line func(string) int) error {
 				return kbad(outputKey(out, ok), "%s", msg)
 			}
 		}
+		if v.OutputStream != "" {
+			if v.Output == "" {
+				return kbad("output_stream", "a verb's output_stream goes with its own output: (the top-level output_stream applies to verbs that do not set output)")
+			}
+			if msg := streamProblem(v.Output, v.OutputStream); msg != "" {
+				return kbad("output_stream", "%s", msg)
+			}
+		}
 		for _, list := range []struct {
 			key   string
 			words []string
@@ -433,6 +465,9 @@ func (c *Config) check(line func(string) int) error {
 		}
 		if len(v.Args) > 0 && !strings.HasPrefix(v.Args[0], "-") {
 			return kbad("args", "%q is not an option: args holds options, each followed by its value when it takes one (command words go under path:)", v.Args[0])
+		}
+		if key, msg := v.VerbOperatorConfig.check(); msg != "" {
+			return kbad(key, "%s", msg)
 		}
 		if sc := v.StoredCommand; sc != nil {
 			switch {
@@ -554,9 +589,12 @@ func (c *Config) machineArgv(path []string) []string {
 }
 
 // fileParam parses a files entry: "param" (read) or
-// "param:read|write|dir|read_or_dir|none".
+// "param:read|write|dir|read_or_dir|none". It splits at the last colon,
+// since a parameter's name may hold colons itself: a name with a colon is
+// marked with its use spelled out ("special-opts:files:read", as check's
+// warning spells it).
 func fileParam(s string) (string, projector.PathUse, error) {
-	name, use, ok := strings.Cut(s, ":")
+	name, use, ok := cutLast(s, ":")
 	if name == "" {
 		return "", "", fmt.Errorf("%q names no parameter", s)
 	}
@@ -568,9 +606,31 @@ func fileParam(s string) (string, projector.PathUse, error) {
 	}
 	u := projector.PathUse(use)
 	if !slices.Contains(projector.PathUses, u) {
-		return "", "", fmt.Errorf("%q: use %q is not read, write, dir, read_or_dir or none", s, use)
+		return "", "", fmt.Errorf("%q: use %q is not read, write, dir, read_or_dir or none (a parameter whose name holds a colon is marked with its use spelled out: %s:read)", s, use, s)
 	}
 	return name, u, nil
+}
+
+// pathParams is the verb's files: as verbsurface.Verb.PathParams (nil
+// when it lists none); the configuration was checked.
+func (v *VerbConfig) pathParams() map[string]projector.PathUse {
+	if len(v.Files) == 0 {
+		return nil
+	}
+	out := make(map[string]projector.PathUse, len(v.Files))
+	for _, fp := range v.Files {
+		name, use, _ := fileParam(fp)
+		out[name] = use
+	}
+	return out
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // problem is what is wrong with a machine: key ("" when nothing), and the
@@ -627,18 +687,24 @@ func (c *Config) verbMachine(i int) MachineConfig {
 type runnerKey struct {
 	output string
 	okExit string
+	stream string
 	cwd    string
+	// keepDetached: a spawn verb's command starts work, which may detach
+	// into a session of its own by design; every other command's
+	// detached processes end with it (dispatch.Options.EndDetached).
+	keepDetached bool
 }
 
 func (c *Config) runnerKeyOf(i int) runnerKey {
 	v := c.Verbs[i]
-	k := runnerKey{output: c.Output, okExit: fmt.Sprint(c.OKExit), cwd: c.Cwd}
+	k := runnerKey{output: c.Output, okExit: fmt.Sprint(c.OKExit), stream: c.OutputStream, cwd: c.Cwd}
 	if v.Output != "" {
-		k.output, k.okExit = v.Output, fmt.Sprint(v.OKExit)
+		k.output, k.okExit, k.stream = v.Output, fmt.Sprint(v.OKExit), v.OutputStream
 	}
 	if v.Cwd != "" {
 		k.cwd = v.Cwd
 	}
+	k.keepDetached = v.Class == "spawn"
 	return k
 }
 

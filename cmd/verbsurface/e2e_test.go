@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binDir = dir
+	// What the servers keep in their state directory (a generated token,
+	// a cobra binary's cached tree) stays in the test's directory.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	vsBin, tasksSrcBin = filepath.Join(dir, "verbsurface"), filepath.Join(dir, "tasks")
 	for _, b := range [][]string{{vsBin, "."}, {tasksSrcBin, "./internal/tasks"}} {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
@@ -53,6 +56,12 @@ func serve(t *testing.T, config string, env ...string) *client {
 	t.Helper()
 	cmd := exec.Command(vsBin, "serve", "-c", config)
 	cmd.Env = append(os.Environ(), env...)
+	return serveCmd(t, cmd)
+}
+
+// serveCmd opens a session with cmd, a `verbsurface serve` command.
+func serveCmd(t *testing.T, cmd *exec.Cmd) *client {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).

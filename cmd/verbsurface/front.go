@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/internal/tied"
 	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
@@ -75,14 +76,14 @@ func newFront(cfg *Config) (*front, error) {
 			}
 		}
 		r, err := dispatch.NewRunner(command[0], &dispatch.Options{LeadingArgs: command[1:], Env: env, Timeout: timeout,
-			Dir: dir, Output: out, OKExit: okExit})
+			Dir: dir, Output: out, OKExit: okExit, EndDetached: !k.keepDetached, OutputStream: dispatch.Stream(k.stream)})
 		if err != nil {
 			return nil, &ConfigError{File: cfg.file, Field: "command", Msg: err.Error()}
 		}
 		runners[k] = r
 		return r, nil
 	}
-	top := runnerKey{output: cfg.Output, okExit: fmt.Sprint(cfg.OKExit), cwd: cfg.Cwd}
+	top := runnerKey{output: cfg.Output, okExit: fmt.Sprint(cfg.OKExit), stream: cfg.OutputStream, cwd: cfg.Cwd}
 	runner, err := newRunner(top, dispatch.Output(cfg.Output), cfg.OKExit, "cwd", cfg.lineOf("cwd"))
 	if err != nil {
 		return nil, err
@@ -117,16 +118,11 @@ func newFront(cfg *Config) (*front, error) {
 		v := verbsurface.Verb{Name: vc.Name, Class: verbsurface.Class(vc.Class), Path: vc.Path,
 			Summary: vc.Summary, RequireFingerprint: vc.Fingerprint, Args: vc.Args, Exclude: vc.Exclude,
 			Spawns: vc.Spawns}
-		if len(vc.Files) > 0 {
-			v.PathParams = map[string]projector.PathUse{}
-			for _, fp := range vc.Files {
-				name, use, _ := fileParam(fp)
-				v.PathParams[name] = use
-			}
-		}
+		v.PathParams = vc.pathParams()
 		if vc.Machine != nil {
 			v.Machine = &verbsurface.Machine{Args: vc.Machine.Args, At: verbsurface.MachineAt(vc.Machine.At)}
 		}
+		vc.VerbOperatorConfig.apply(&v)
 		if sc := vc.StoredCommand; sc != nil {
 			v.StoredCommand = &verbsurface.StoredCommand{Param: sc.Param, Allow: sc.Allow}
 		}
@@ -165,7 +161,7 @@ func newFront(cfg *Config) (*front, error) {
 		f.roots = append(f.roots, real)
 	}
 	sopts := verbsurface.Options{
-		Source:      f.source,
+		Source:      scrubbedSource(f.source, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
 		Runner:      runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
@@ -174,6 +170,7 @@ func newFront(cfg *Config) (*front, error) {
 
 		AllowHardLinks: cfg.AllowHardLinks,
 		Private:        cfg.private,
+		HelpBudget:     cfg.HelpBudget,
 	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
@@ -192,6 +189,10 @@ func newFront(cfg *Config) (*front, error) {
 	}
 	return f, nil
 }
+
+// cobraCacheFile is where, in the state directory, a cobra binary's walked
+// tree is kept.
+const cobraCacheFile = "cobra-tree.json"
 
 // treeSource is the configured parser source, live: it is read again
 // whenever the executable, the script it runs, the Python module of the
@@ -249,10 +250,40 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			return nil, &ConfigError{File: c.file, Field: "source.cobra", Msg: err.Error()}
 		}
 		argv[0] = prog
+		// Only the commands the verbs name are read (podman has two
+		// hundred).
+		var paths [][]string
+		for _, v := range c.Verbs {
+			paths = append(paths, v.Path)
+		}
+		var more [][]string
+		if w := c.Wait; w != nil {
+			more = append(more, w.Observe, w.SchemaFrom)
+		}
+		if k := c.Kill; k != nil {
+			more = append(more, k.Path, k.Status)
+		}
+		for _, p := range more {
+			if p != nil {
+				paths = append(paths, p)
+			}
+		}
 		load := func(ctx context.Context) (*projector.Tree, error) {
-			return fromcobrabin.Walk(ctx, argv, &fromcobrabin.Options{Env: env})
+			opts := &fromcobrabin.Options{Env: env, Paths: paths}
+			// The walked tree is kept in the state directory (private, one
+			// per configuration name), so a restart against an unchanged
+			// binary does not run it again (issue 35, item 5).
+			if dir, err := tokenDir(c.Name, os.Getenv); err == nil {
+				return fromcobrabin.CachedWalk(ctx, argv, opts, filepath.Join(dir, cobraCacheFile))
+			}
+			return fromcobrabin.Walk(ctx, argv, opts)
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), nil
+	case s.Declared != nil:
+		// Declared in the configuration, checked when it was loaded: the
+		// tree changes only with the file, and the server reads that once.
+		t := c.declared
+		return func(context.Context) (*projector.Tree, error) { return t, nil }, nil
 	case len(s.TreeCommand) > 0:
 		prog, err := exec.LookPath(s.TreeCommand[0])
 		if err != nil {
@@ -263,9 +294,15 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			defer cancel()
 			cmd := exec.CommandContext(ctx, prog, s.TreeCommand[1:]...)
 			cmd.Env = env
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			tied.Group(cmd) // dies with the server; stopped as a group
+			cmd.WaitDelay = time.Second
+			err := tied.Start(cmd)
+			if err == nil {
+				err = cmd.Wait()
+			}
+			out := stdout.Bytes()
 			if err != nil {
 				return nil, fmt.Errorf("tree command %q: %v: %s", s.TreeCommand, err, firstLine(stderr.String()))
 			}

@@ -102,3 +102,32 @@ func TestInventoryOfARootCommand(t *testing.T) {
 		t.Errorf("a machine mode the program lacks: %s", out)
 	}
 }
+
+// TestHelpBudgetKey: help_budget reaches the surface, and a budget below
+// the smallest useful one stops the front with the surface's reason.
+func TestHelpBudgetKey(t *testing.T) {
+	dir := t.TempDir()
+	tree := `{"program":"lint","dialect":"pflag","commands":[{"path":[],"runnable":true,"params":[]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "tree.json"), []byte(tree), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(budget int) (*Config, error) {
+		p := filepath.Join(dir, "front.yaml")
+		body := fmt.Sprintf("name: lint\ncommand: [true]\nsource: {tree_file: tree.json}\noutput: text\nhelp_budget: %d\nverbs:\n  - {name: lint, path: [], class: observe}\n", budget)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return LoadConfig(p)
+	}
+	c, err := load(2048)
+	if err != nil || c.HelpBudget != 2048 {
+		t.Fatalf("help_budget 2048: %v, %+v", err, c)
+	}
+	c, err = load(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newFront(c); err == nil || !strings.Contains(err.Error(), "HelpBudget 100 is below") {
+		t.Fatalf("help_budget 100: %v", err)
+	}
+}

@@ -15,8 +15,8 @@ import (
 // mode applied (a command that does not accept the machine-mode option
 // where the configuration puts it is unavailable, however clean its
 // parameters; a command a verb runs is judged with that verb's own
-// machine:, args: and exclude:, so a command is counted clean only when the
-// front can offer it as configured), the configured verbs that cannot be
+// machine:, args:, exclude:, positionals:, constraints: and fixed:, so a
+// command is counted clean only when the front can offer it as configured), the configured verbs that cannot be
 // offered now, and check's warnings (parameters that look like paths and
 // are not confined).
 type Inventory struct {
@@ -45,19 +45,21 @@ func (f *front) inventory(ctx context.Context) (*Inventory, error) {
 	}
 	offered := func(t *projector.Tree, c *projector.Command) *projector.Command {
 		if i := verbOf(t, c); i >= 0 {
-			c, _ = projector.ExcludeFromCommand(c, f.cfg.Verbs[i].Exclude...)
+			c = f.cfg.Verbs[i].offered(c)
 		}
 		return c
 	}
 	offerable := func(t *projector.Tree, c *projector.Command) error {
 		m := verbsurface.Machine{Args: f.cfg.Machine.Args, At: verbsurface.MachineAt(f.cfg.Machine.At)}
 		var args []string
+		var paths map[string]projector.PathUse
 		if i := verbOf(t, c); i >= 0 {
 			vm := f.cfg.verbMachine(i)
 			m = verbsurface.Machine{Args: vm.Args, At: verbsurface.MachineAt(vm.At)}
 			args = f.cfg.Verbs[i].Args
+			paths = f.cfg.Verbs[i].pathParams()
 		}
-		if err := m.Seam(t, c); err != nil {
+		if err := m.SeamWith(t, c, paths); err != nil {
 			return err
 		}
 		return verbsurface.CheckFixedArgs(c, args)

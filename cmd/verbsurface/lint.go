@@ -43,14 +43,17 @@ func (w *Warning) String() string {
 //  2. Per verb, every exclude: name is a parameter of its command.
 //  3. Every files: name is the schema name of a parameter of the verb's
 //     command that a caller can set (not excluded).
-//  4. stored_command: param is such a parameter; each allow: path is a
+//  4. Every constraints: and fixed: name is a parameter of the verb's
+//     command (its stated positionals, when it states them) that the
+//     verb's exclude: leaves.
+//  5. stored_command: param is such a parameter; each allow: path is a
 //     runnable command.
-//  5. A verb whose parameters include paths (marked by the adapter or in
+//  6. A verb whose parameters include paths (marked by the adapter or in
 //     files:) and whose cwd: is configured runs in a directory inside a
 //     root: a path a caller gives is absolute and confined, but the CLI
 //     also reads its own files relative to where it runs (a linter's
 //     .yamllint), and those must be files the operator shared.
-//  6. Warning: a string parameter a verb offers that looks like a path
+//  7. Warning: a string parameter a verb offers that looks like a path
 //     (projector.LooksLikePath: name or metavar such as file, path, dir,
 //     output, config, FILE) and is neither marked nor excluded.
 //  7. Warning: a symbolic link under a root that leaves the roots, when a
@@ -100,6 +103,15 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 		if cmd == nil {
 			continue // check lists the verb: no such command
 		}
+		// What the verb states of the command's positionals comes first:
+		// every other key may name them.
+		if v.Positionals != nil {
+			var vb verbsurface.Verb
+			v.VerbOperatorConfig.apply(&vb)
+			if stated, err := projector.StatePositionals(cmd, vb.Positionals); err == nil {
+				cmd = stated
+			}
+		}
 		// 2. Its own exclusions.
 		var unmatched []string
 		cmd, unmatched = projector.ExcludeFromCommand(cmd, v.Exclude...)
@@ -126,7 +138,20 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 				verbErr(i, "files", "%q is not a parameter a caller can set on %s%s", n, name(cmd), hint)
 			}
 		}
-		// 4. stored_command:
+		// 4. constraints: and fixed: (config_operator.go) name
+		// parameters of the command, stated positionals included.
+		for _, key := range []string{"constraints", "fixed"} {
+			names := slices.Sorted(maps.Keys(v.Constraints))
+			if key == "fixed" {
+				names = slices.Sorted(maps.Keys(v.Fixed))
+			}
+			for _, n := range names {
+				if !slices.ContainsFunc(cmd.Params, func(p *projector.Param) bool { return p.Named(n) }) {
+					verbErr(i, key, "%q names no parameter of %s a caller could set", n, name(cmd))
+				}
+			}
+		}
+		// 5. stored_command:
 		if sc := v.StoredCommand; sc != nil {
 			if p, hint := schemaName(sc.Param); p == nil {
 				verbErr(i, "stored_command", "param %q is not a parameter a caller can set on %s%s", sc.Param, name(cmd), hint)
@@ -139,7 +164,7 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 		}
 	}
 
-	// 5 and 6, on the verbs as the surface offers them.
+	// 6 and 7, on the verbs as the surface offers them.
 	index := map[string]int{}
 	for i, v := range cfg.Verbs {
 		index[v.Name] = i

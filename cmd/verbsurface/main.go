@@ -11,13 +11,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/internal/buildinfo"
+	"github.com/verbsurface/verbsurface/internal/inherited"
 	"github.com/verbsurface/verbsurface/internal/nodump"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromargparse"
+	"github.com/verbsurface/verbsurface/projector/fromclick"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -26,6 +29,12 @@ func main() {
 	// First: the server holds the bearer token and the fronted CLI's
 	// variables; the processes of its user must not read them from /proc.
 	_ = nodump.Protect()
+	// A descriptor the server inherited (`verbsurface serve 7<secret`)
+	// must not reach the commands it starts.
+	if err := inherited.CloseOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "verbsurface: cannot mark the descriptors it inherited close-on-exec, so every command would inherit them:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -113,7 +122,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if problems := f.check(c.Context()); len(problems) > 0 {
 				for _, p := range problems {
-					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, p.Reason)
+					fmt.Fprintf(stderr, "verbsurface: %s: verb %s cannot be offered: %s\n", f.cfg.where(p.Verb), p.Verb, f.teach(c.Context(), p))
 				}
 				if !tolerate {
 					fmt.Fprintln(stderr, "verbsurface: not serving; fix the configuration, or start with --tolerate-unavailable")
@@ -155,65 +164,41 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "check the configuration and every verb; non-zero on any error, zero with warnings only",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := load()
-			if err != nil {
-				return err
-			}
-			errs, warns := f.lint(c.Context())
-			for _, e := range errs {
-				fmt.Fprintln(stdout, e)
-			}
-			problems := f.check(c.Context())
-			for _, p := range problems {
-				fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, p.Reason)
-			}
-			for _, w := range warns {
-				fmt.Fprintln(stdout, w)
-			}
-			if len(errs) > 0 || len(problems) > 0 {
-				return exitError(1)
-			}
-			n := len(f.cfg.Verbs)
-			if f.cfg.Wait != nil {
-				n++
-			}
-			if f.cfg.Kill != nil {
-				n++
-			}
-			if len(warns) > 0 {
-				fmt.Fprintf(stdout, "%s: ok: %d verbs offered, %d warning%s\n", file, n, len(warns), plural(len(warns)))
-				return nil
-			}
-			fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
-			return nil
+			return untilSignal(c.Context(), stderr, func() error { return runCheck(c.Context(), func() (*front, error) { return load() }, file, stdout) })
 		},
 	}
 
-	var target, cobraBin string
+	var target, clickTarget, cobraBin, python string
 	var pythonPath []string
 	var more *moreInventory
 	inventory := &cobra.Command{
-		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
+		Use:   "inventory (-c FILE | --argparse MODULE:FUNCTION | --click MODULE:OBJECT | --cobra BINARY | --optparse MODULE:OBJECT | --clap BINARY)",
 		Short: "report how much of the CLI can be offered, with the configuration's fence, exclusions and machine mode applied",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var rep any
 			var err error
-			if target != "" && cobraBin != "" {
-				return errors.New("--argparse and --cobra name two different CLIs; give one")
+			if n := countSet(target, clickTarget, cobraBin); n > 1 {
+				return errors.New("--argparse, --click and --cobra name different CLIs; give one")
 			}
-			if t, given, werr := more.walk(c.Context(), target != "" || cobraBin != "", pythonPath); given {
+			if python != "" && target == "" && clickTarget == "" {
+				return errors.New("--python applies to --argparse and --click only")
+			}
+			if t, given, werr := more.walk(c.Context(), target != "" || clickTarget != "" || cobraBin != "", pythonPath); given {
 				if werr != nil {
 					return werr
 				}
 				rep = projector.Inventory(t, &projector.InventoryOptions{Fenced: verbsurface.DefaultFence})
-			} else if target != "" || cobraBin != "" {
+			} else if target != "" || clickTarget != "" || cobraBin != "" {
 				var t *projector.Tree
 				var werr error
-				if cobraBin != "" {
+				switch {
+				case cobraBin != "":
 					t, werr = fromcobrabin.Walk(c.Context(), []string{cobraBin}, nil)
-				} else {
-					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{PythonPath: pythonPath})
+				case clickTarget != "":
+					t, werr = fromclick.Walk(c.Context(), clickTarget, &fromclick.Options{Python: python, PythonPath: pythonPath})
+				default:
+					t, werr = fromargparse.Walk(c.Context(), target, &fromargparse.Options{Python: python, PythonPath: pythonPath})
 				}
 				if werr != nil {
 					return werr
@@ -235,7 +220,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	inventory.Flags().StringVar(&target, "argparse", "", "walk this argparse target (MODULE:FUNCTION) instead of a configuration")
-	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse")
+	inventory.Flags().StringVar(&clickTarget, "click", "", "walk this click command, group or Typer app (MODULE:OBJECT) instead of a configuration")
+	inventory.Flags().StringVar(&python, "python", "", "the Python interpreter for --argparse or --click (default python3)")
+	inventory.Flags().StringSliceVar(&pythonPath, "pythonpath", nil, "directories on PYTHONPATH for --argparse, --click or --optparse")
 	inventory.Flags().StringVar(&cobraBin, "cobra", "", "read this installed cobra program's tree from its completion protocol and --help instead of a configuration")
 	more = addMoreInventoryFlags(inventory)
 
@@ -243,8 +230,20 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
+	root.AddCommand(newInitCmd(stdout, stderr))
 	setVersion(root, stdout)
 	return root
+}
+
+// countSet is how many of words are not empty.
+func countSet(words ...string) int {
+	n := 0
+	for _, w := range words {
+		if w != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func plural(n int) string {
@@ -257,3 +256,69 @@ func plural(n int) string {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// runCheck is check's work: the configuration's lint, then every verb
+// projected; non-zero on any error.
+func runCheck(ctx context.Context, load func() (*front, error), file string, stdout io.Writer) error {
+	f, err := load()
+	if err != nil {
+		return err
+	}
+	errs, warns := f.lint(ctx)
+	warns = append(warns, f.lintDeclared(ctx)...)
+	for _, e := range errs {
+		fmt.Fprintln(stdout, e)
+	}
+	problems := f.check(ctx)
+	for _, p := range problems {
+		fmt.Fprintf(stdout, "%s: verb %s cannot be offered (%s): %s\n", f.cfg.where(p.Verb), p.Verb, p.Code, f.teach(ctx, p))
+	}
+	for _, w := range warns {
+		fmt.Fprintln(stdout, w)
+	}
+	if len(errs) > 0 || len(problems) > 0 {
+		return exitError(1)
+	}
+	n := len(f.cfg.Verbs)
+	if f.cfg.Wait != nil {
+		n++
+	}
+	if f.cfg.Kill != nil {
+		n++
+	}
+	if len(warns) > 0 {
+		fmt.Fprintf(stdout, "%s: ok: %d verbs offered, %d warning%s\n", file, n, len(warns), plural(len(warns)))
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s: ok: %d verbs offered\n", file, n)
+	return nil
+}
+
+// untilSignal runs work and returns its error, unless ctx ends first (a
+// SIGTERM or SIGINT: main's context): then it gives work a moment to see
+// it (a walker's process group is killed by its context) and returns an
+// error saying what stopped it. Work that does not look at ctx is left
+// to die with the process: an operator's check must stop when asked.
+func untilSignal(ctx context.Context, stderr io.Writer, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done:
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	case <-time.After(signalGrace):
+	}
+	fmt.Fprintf(stderr, "verbsurface: stopped: %v\n", context.Cause(ctx))
+	return exitError(1)
+}
+
+// signalGrace is how long untilSignal waits for work to wind down: a
+// walker's process group is killed at once, its pipes closed within a
+// second (pywalk's WaitDelay).
+const signalGrace = 2 * time.Second

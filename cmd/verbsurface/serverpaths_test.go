@@ -12,7 +12,9 @@ import (
 )
 
 // TestErrorsNameNoServerPath: an op whose command fails answers with the
-// program's name and the caller's arguments, never a path of the server:
+// command that ran (issue 34: "python3 -m pip show", never "python3
+// show"), the program and the configuration's script by their names,
+// never a path of the server:
 // not the executable's (/usr/bin/sh), not the script the configuration
 // names (resolved to an absolute path under the configuration's
 // directory), not that directory. Before, the message and details.command
@@ -53,10 +55,10 @@ func TestErrorsNameNoServerPath(t *testing.T) {
 		}
 	}
 	details, _ := eo["details"].(map[string]any)
-	if got := details["command"]; got != "sh -- x" {
-		t.Errorf("details.command %q; want the program's name and the caller's arguments, \"sh -- x\"", got)
+	if got := details["command"]; got != "sh fail.sh -- x" {
+		t.Errorf("details.command %q; want the command that ran, paths by their names, \"sh fail.sh -- x\"", got)
 	}
-	if msg, _ := eo["message"].(string); !strings.HasPrefix(msg, "sh -- x: exited with status 3") || !strings.Contains(msg, "fail: no such thing") {
+	if msg, _ := eo["message"].(string); !strings.HasPrefix(msg, "sh fail.sh -- x: exited with status 3") || !strings.Contains(msg, "fail: no such thing") {
 		t.Errorf("message %q; want the program's name, the caller's arguments, the status and its stderr", msg)
 	}
 }

@@ -143,6 +143,11 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		}
 		if known(a) == "append" {
 			p.Arity = projector.ArityRepeated
+			if positional {
+				// A positional is matched once: append stores a list
+				// of exactly its one word.
+				p.Arity, p.N = projector.ArityExactly, 1
+			}
 		}
 	case string:
 		switch {
@@ -156,6 +161,10 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 					p.Const = c
 				}
 			}
+		case (n == "*" || n == "+") && known(a) == "extend" && positional:
+			// A positional is matched once: extend stores its words as
+			// store would.
+			p.Arity, spaced = map[string]projector.Arity{"*": projector.ArityZeroOrMore, "+": projector.ArityOneOrMore}[n], true
 		case (n == "*" || n == "+") && known(a) == "extend":
 			p.Arity = projector.ArityRepeated // --opt=v once per value
 		case n == "*" && known(a) == "store":
@@ -237,16 +246,24 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		if a.Default.Value != nil && string(a.Default.Value) != "null" && p.Default == nil {
 			return unrep("%s with a default that is not a list", known(a))
 		}
+	case positional && (known(a) == "append" || known(a) == "extend") && len(listOf(p.Default)) > 0:
+		return unrep("%s adds to its non-empty default list, so the parsed list is never just the given values", known(a))
 	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && len(listOf(p.Default)) > 0:
 		// An omitted '*' positional stores its default, and so does one
 		// given no words: the empty list has no spelling.
 		p.MinItems = 1
-	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && p.Default == nil && !a.Default.Suppress:
-		p.Default = []any{} // what argparse stores for an omitted '*' positional without default
+	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices == nil && p.Default == nil:
 		// argparse marks such a positional required, yet reads zero
-		// words as []: omitting it is the same as giving [], and a run
-		// of optional positionals before it stays optional.
+		// words: omitting it is the same as giving [], and a run of
+		// optional positionals before it stays optional.
 		p.Required = false
+		if a.Default.Suppress {
+			// Under argument_default=SUPPRESS zero words store nothing
+			// at all: the empty list has no spelling.
+			p.MinItems = 1
+		} else {
+			p.Default = []any{} // what argparse stores for an omitted '*' positional without default
+		}
 	case positional && p.Arity == projector.ArityZeroOrMore && a.Choices != nil:
 		// Python 3.11 checks an omitted '*' positional's default against
 		// the choices, and the empty list is never a choice.
@@ -255,6 +272,8 @@ func actionParam(a *rawAction, fromfile string, negOptionals bool) *projector.Pa
 		if _, err := choiceCheck(p, p.Default); err != nil {
 			p.Required = true // omitted, argparse checks the default against the choices and fails
 		}
+	case positional && p.Arity == projector.ArityOptional:
+		p.Required = false // '?' reads zero words, whatever the action says
 	}
 
 	// Constraints that keep every accepted value a value argparse reads

@@ -23,7 +23,7 @@ var stdlibTargets = []string{
 	"ast:main", "http.server:__main__", "unittest:__main__",
 }
 
-var fixtureTargets = []string{"vsfixture:build", "vsfixture:main", "vsfixture:odd", "vsfixture:edges"}
+var fixtureTargets = []string{"vsfixture:build", "vsfixture:main", "vsfixture:odd", "vsfixture:edges", "vsfixture:readers"}
 
 func testOptions(t testing.TB) *Options {
 	dir, err := filepath.Abs(filepath.Join("testdata", "pyfixture"))

@@ -194,21 +194,41 @@ def _default_desc(parser, action):
     return _value(d)
 
 
+def _text(v):
+    # Help, descriptions and metavars are meant to be str, but a program
+    # may pass a lazily translated string (Django's gettext_lazy, Babel's
+    # LazyString) that argparse itself only ever formats: read it as
+    # str() does, and never fail a walk over a help string.
+    if v is None or isinstance(v, str):
+        return v
+    try:
+        return str(v)
+    except BaseException as e:
+        return "<help text that does not convert to str: %s>" % type(e).__name__
+
+
 def _help(parser, action):
     if action.help is None:
         return None
     if action.help is argparse.SUPPRESS:
         return argparse.SUPPRESS
     try:
-        return parser._get_formatter()._expand_help(action)
+        return _text(parser._get_formatter()._expand_help(action))
     except BaseException:
-        return action.help
+        pass
+    text = _text(action.help)
+    try:
+        # What _expand_help does, on the text: "%(default)s" and friends.
+        params = dict(vars(action), prog=parser.prog)
+        return text % {k: v for k, v in params.items() if v is not argparse.SUPPRESS}
+    except BaseException:
+        return text
 
 
 def describe(parser, path, seen, ancestors):
     desc = {
         "prog": parser.prog,
-        "description": parser.description,
+        "description": _text(parser.description),
         "prefix_chars": parser.prefix_chars,
         "fromfile_prefix_chars": parser.fromfile_prefix_chars or "",
         "negative_number_optionals": bool(parser._has_negative_number_optionals),
@@ -233,7 +253,7 @@ def describe(parser, path, seen, ancestors):
             "help": _help(parser, action),
             "const": _value(action.const),
             "ambiguous_in_ancestor": None,
-            "metavar": action.metavar if isinstance(action.metavar, str) else None,
+            "metavar": _text(action.metavar) if not isinstance(action.metavar, tuple) else None,
         }
         # An option the subcommand renders must not be an ambiguous
         # abbreviation in an ancestor parser: each ancestor classifies
@@ -270,7 +290,7 @@ def describe(parser, path, seen, ancestors):
 def _describe_subparsers(parser, action, i, path, seen, ancestors):
     helps = {}
     for ca in getattr(action, "_choices_actions", []):
-        helps[ca.dest] = ca.help
+        helps[ca.dest] = ca.help if ca.help is argparse.SUPPRESS else _text(ca.help)
     by_parser = {}
     order = []
     for name, sub in action.choices.items():

@@ -108,13 +108,13 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 			if lo < 0 {
 				lo = n
 			} else if hi != n-1 {
-				return nil, &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts %d and %d positional arguments but not %d; only a range of counts has a schema", hi, n, hi+1)}
+				return nil, &projector.Unrepresentable{ByPositionals: true, Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts %d and %d positional arguments but not %d; only a range of counts has a schema", hi, n, hi+1)}
 			}
 			hi = n
 		}
 	}
 	if lo < 0 {
-		return nil, &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts no count of positional arguments from 0 to %d (probed with %q); it reads the values themselves, so a schema cannot say how many it takes (cobra.ExactArgs, RangeArgs or MinimumNArgs say it)", limit, probe)}
+		return nil, &projector.Unrepresentable{ByPositionals: true, Reason: fmt.Sprintf("positionals cannot be determined: the Args validator accepts no count of positional arguments from 0 to %d (probed with %q); it reads the values themselves, so a schema cannot say how many it takes (cobra.ExactArgs, RangeArgs or MinimumNArgs say it)", limit, probe)}
 	}
 	min, max := lo, hi
 	if hi == limit {
@@ -167,11 +167,18 @@ func positionals(c *cobra.Command) ([]*projector.Param, *projector.Unrepresentab
 // into words, keeping bracketed groups together ("[name | id]" is one word),
 // and leaves out [flags], [options] and flag-like words.
 func useTokens(use string) []useToken {
+	tokens, _ := readUseTokens(use, nil)
+	return tokens
+}
+
+// readUseTokens is useTokens with an adapter's readings (see [UseReading];
+// nil: none). err says why the line names nothing reliably.
+func readUseTokens(use string, r *UseReading) ([]useToken, error) {
 	var words []string
 	depth, start := 0, -1
 	runes := []rune(use)
-	for i, r := range runes {
-		switch r {
+	for i, rn := range runes {
+		switch rn {
 		case '[', '<', '{', '(':
 			depth++
 		case ']', '>', '}', ')':
@@ -179,7 +186,7 @@ func useTokens(use string) []useToken {
 				depth--
 			}
 		}
-		if unicode.IsSpace(r) && depth == 0 {
+		if unicode.IsSpace(rn) && depth == 0 {
 			if start >= 0 {
 				words = append(words, string(runes[start:i]))
 				start = -1
@@ -196,18 +203,54 @@ func useTokens(use string) []useToken {
 	if len(words) > 0 {
 		words = words[1:] // the command's own name
 	}
-	var out []useToken
-	for _, w := range words {
+	isFlags := func(w string) bool {
 		lw := strings.ToLower(strings.Trim(w, "[]."))
-		if lw == "flags" || lw == "options" || strings.HasPrefix(strings.TrimLeft(w, "[("), "-") {
+		return lw == "flags" || lw == "options"
+	}
+	var out []useToken
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if isFlags(w) {
+			continue
+		}
+		if strings.HasPrefix(strings.TrimLeft(w, "[("), "-") {
+			// An option, or a bracketed group that starts with one
+			// ("[-f FILE]"): not a positional. A bare option word that
+			// takes a value is followed by its value's placeholder
+			// ("-f <file>"), which is not a positional either.
+			if r != nil && r.ValueFlag != nil && w[0] == '-' && !strings.ContainsAny(w, "=[]()<>{}") {
+				takes, known := r.ValueFlag(w)
+				if !known {
+					return nil, fmt.Errorf("it names the option %s, which the command does not have, so whether the word after it is that option's value or a positional cannot be told", w)
+				}
+				if takes && i+1 < len(words) && !isFlags(words[i+1]) && !strings.HasPrefix(strings.TrimLeft(words[i+1], "[("), "-") {
+					i++
+				}
+			}
 			continue
 		}
 		t := useToken{text: w, optional: strings.HasPrefix(w, "["), variadic: strings.Contains(w, "...") || strings.Contains(w, "…")}
 		t.name = sanitizeName(w)
 		out = append(out, t)
 	}
-	return out
+	if r != nil && r.Repeats {
+		// "<file> <file> <file>": the same word three times or more,
+		// ending the line, is the spelling of "any number of them".
+		run := 1
+		for run < len(out) && out[len(out)-1-run].text == out[len(out)-1].text {
+			run++
+		}
+		if run >= minRepeats && !out[len(out)-1].variadic {
+			out = out[:len(out)-run+1]
+			out[len(out)-1].variadic = true
+		}
+	}
+	return out, nil
 }
+
+// minRepeats is how many times a word is repeated to mean "any number":
+// twice is a count of its own ("diff FILE FILE" takes two).
+const minRepeats = 3
 
 // sanitizeName makes a schema name of a Use-line word: a plain name in snake
 // case, alternatives joined by "_or_" (<file|url> → file_or_url), and for a

@@ -145,15 +145,18 @@ const (
 // parses asks whether the flag words parse on the command at path, by
 // completing a flag name after them: cobra parses the words first, and
 // completes flag names (at least --help, or the required flags not yet
-// given) only if they parse; if they do not, it answers nothing with
-// the default directive. It never runs the command.
+// given, or none when every flag is given) with the no-file directive only
+// if they parse; if they do not, it answers nothing with the default
+// directive. It never runs the command.
 func (p *program) parses(ctx context.Context, path []string, words ...string) (probe, error) {
 	c, err := p.complete(ctx, path, append(words, "-")...)
 	if err != nil {
 		return probeUnclear, err
 	}
 	switch {
-	case len(c.items) > 0 && c.directive == directiveNoFileComp:
+	case c.directive == directiveNoFileComp:
+		// Flag names completed, or none left to complete (every flag
+		// given, a help flag hidden): the words parsed.
 		return probeParsed, nil
 	case len(c.items) == 0 && c.directive == 0:
 		return probeRejected, nil

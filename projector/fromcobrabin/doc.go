@@ -32,6 +32,27 @@
 //     is a subcommand when the help's listing has it too (completion also
 //     offers ValidArgs), and when completing its own --help confirms it.
 //
+// A command whose help flag is the program's own (gh's "Show help for
+// command", podman's hidden "Help for podman") is asked two other things
+// instead: PROG __complete PATH… --verbsurface-no-such-flag - must be
+// refused (cobra parses its flags) and PROG __complete PATH… --help - not
+// (--help is one of them and needs no value), since cobra answers any
+// help flag set with the help, before the command's hooks. Both refused,
+// and nothing completed after "-", is no command at all: a value
+// completion offered (gh's alias "co"), left out. The root's name is then
+// the first word of its usage line.
+//
+// A page in a layout of the program's own (see own.go) is read for what
+// cobra and pflag print whatever the template: the usage line under a
+// Usage title, pflag's flag entries. Completion gives the rest: every
+// subcommand it offers is walked (one whose --help prints its parent's
+// page is a value, left out), so the children are read even when the
+// root's page is not, and every flag it names, read from its entry where
+// the page prints one and from its parser otherwise (no default). More
+// than 64 flags the page does not print make the command unavailable.
+//
+// [Options].Paths limits the walk to the commands a front's verbs name.
+//
 // Nothing else is run, and no command is: __complete only completes
 // (cobra runs the program's OnInitialize functions and, for positional
 // values, its completion functions, as a shell does on every tab), and
@@ -52,7 +73,10 @@
 //
 // pflag prints after a flag's name the first back-quoted word of its usage
 // if it has one, and otherwise its type ("string", "int", "strings" for
-// a stringSlice, none for a bool). A word that the usage does not hold, or
+// a stringSlice, none for a bool, and none for a value of the program's
+// own whose type is "": such a flag is a bool only when completion shows
+// that --flag=true --flag=false parse and the help prints no one-word
+// default but "true"; otherwise it is string-in). A word that the usage does not hold, or
 // that its raw usage does not back-quote, is the type, and maps exactly
 // as fromcobra maps that type (through [fromcobra.FlagParam], the one
 // table both share): string, bool (rendered --flag=true or --flag=false,
@@ -90,9 +114,12 @@
 // # Positionals
 //
 // They come from the usage line only, by its own grammar (see
-// [fromcobra.UsePositionals]): required words, then optional ones, then
+// [fromcobra.ReadUsePositionals]): required words, then optional ones, then
 // at most one variadic word ("[command options]" reads as "[flags]",
-// "WORD ..." as "WORD..."). A usage line in another order makes the
+// "WORD ..." as "WORD...", a word three times or more as that word,
+// variadic). An option word that takes a value is followed by its value's
+// placeholder, not a positional ("prog -f <file> <selector>"); an option
+// the command does not have makes the line unreadable. A usage line in another order makes the
 // command unavailable: the Args validator, which the in-process walk calls
 // to settle such a line, is code the help does not show.
 //
@@ -135,4 +162,15 @@
 // package's fixture and over the corpus of real programs in
 // projector/corpus/cobra, which also compares each help-derived tree with
 // the in-process walk, command by command.
+//
+// # Caching
+//
+// A walk runs the program about four times a command, so a large program
+// is slow to read (200 commands, some 850 calls). [CachedWalk] keeps the
+// tree in a private file and reads it back while the program, the reader
+// and the options are unchanged: the key is the program's device, inode,
+// size, modification and change time, the reader's own executable's, and
+// the argv, environment, directory and exclusions. A file that does not
+// match, cannot be decoded or is not private is absent; a new one is
+// written atomically.
 package fromcobrabin

@@ -183,6 +183,24 @@ func repeatedParam(f *flagLine) *projector.Param {
 	return p
 }
 
+// typeWords is the resolution of a flag printed with no word that is not
+// a bool: a value of the program's own that takes words (on, off, auto).
+const typeWords = "words"
+
+// untypedAction names a flag printed with no type word that is not a
+// bool, in the inventory and in messages.
+const untypedAction = "pflag:(no type word)"
+
+// wordsParam maps such a flag: string-in, the program's own Set its
+// validator, with no default, as fromcobra offers a pflag.Value of a type
+// it does not know; its help keeps the printed default as prose ("(default
+// auto)").
+func wordsParam(f *flagLine) *projector.Param {
+	p := fromcobra.FlagParam(fakeFlag(f, "string", f.usage, "", ""))
+	p.Type, p.Action, p.Default = "", untypedAction, nil
+	return p
+}
+
 // placeholderAction names a flag read through its placeholder, in the
 // inventory and in messages.
 func placeholderAction(word string) string { return "pflag:`" + word + "`" }

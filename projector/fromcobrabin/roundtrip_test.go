@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
 	"github.com/verbsurface/verbsurface/projector/fromcobrabin/internal/fixture"
@@ -29,11 +31,20 @@ func TestRoundTripFixture(t *testing.T) {
 	if testing.Short() {
 		iterations = 15
 	}
-	truth, err := fromcobra.Walk(fixture.New(), nil)
+	if commands := roundTrip(t, walkFixture(t, nil), fixture.New, iterations); commands < 7 {
+		t.Errorf("only %d commands round-tripped", commands)
+	}
+}
+
+// roundTrip runs the round-trip property over every runnable command of
+// tree (read from help) that projects, against the in-process tree
+// newRoot builds, and returns how many commands it ran over.
+func roundTrip(t *testing.T, tree *projector.Tree, newRoot func() *cobra.Command, iterations int) int {
+	t.Helper()
+	truth, err := fromcobra.Walk(newRoot(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := walkFixture(t, nil)
 	commands := 0
 	for _, cmd := range tree.Commands {
 		if _, err := projector.Project(cmd); err != nil {
@@ -63,7 +74,7 @@ func TestRoundTripFixture(t *testing.T) {
 				continue
 			}
 			valid++
-			if err := cobrart.Check(fixture.New, cmd, args, argv); err != nil {
+			if err := cobrart.Check(newRoot, cmd, args, argv); err != nil {
 				t.Errorf("%v: %s\nargv: %s", cmd.Path, argsgen.Short(err.Error()), argsgen.Short(argv))
 			}
 		}
@@ -71,9 +82,7 @@ func TestRoundTripFixture(t *testing.T) {
 			t.Errorf("%v: only %d of %d generated objects were valid", cmd.Path, valid, iterations)
 		}
 	}
-	if commands < 7 {
-		t.Errorf("only %d commands round-tripped", commands)
-	}
+	return commands
 }
 
 // borrow returns a copy of have with want's required flags, flag groups

@@ -119,7 +119,10 @@ func (p *program) run(ctx context.Context, args ...string) (output, error) {
 	// A program whose children keep its pipes open must not hold the walk.
 	cmd.WaitDelay = time.Second
 	setProcessGroup(cmd)
-	err := cmd.Run()
+	err := startTied(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	out := output{stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes()}
 	call := p.describe(args)
 	switch {

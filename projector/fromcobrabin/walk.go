@@ -43,6 +43,12 @@ type Options struct {
 	// MaxCommands bounds how many command paths the walk visits; a
 	// program with more fails the walk rather than run without end.
 	MaxCommands int
+	// Paths, when set, limits the walk to these command paths (by name,
+	// not alias), everything below them, and their ancestors: a front
+	// reads only the commands its verbs name, and a program of two
+	// hundred commands (podman) costs a few seconds instead of minutes.
+	// The tree then holds only those commands; nil walks every command.
+	Paths [][]string
 	// ExcludeFlags names flags (by long name) that are not parameters
 	// anywhere in the tree, as fromcobra.Options.ExcludeFlags: a command
 	// that has one lists it in projector.Command.Excluded.
@@ -125,16 +131,32 @@ func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, e
 	if err != nil {
 		return nil, w.fatal(ctx, err)
 	}
-	if !ok {
-		return nil, &Error{Argv: argv, Kind: KindProtocol, Err: errors.New("its completion (__complete --help) did not offer cobra's own --help flag (\"help for NAME\"), so it is not a cobra program, its cobra predates v1.2, or its root parses no flags")}
-	}
-	if raw, err := p.readsRaw(ctx, nil); err != nil {
-		return nil, w.fatal(ctx, err)
-	} else if raw {
-		return nil, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion goes on past an unknown flag (%s), so its root parses no flags (DisableFlagParsing) and its --help could run it", unknownFlag)}
+	own := false
+	if ok {
+		if raw, err := p.readsRaw(ctx, nil); err != nil {
+			return nil, w.fatal(ctx, err)
+		} else if raw {
+			return nil, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion goes on past an unknown flag (%s), so its root parses no flags (DisableFlagParsing) and its --help could run it", unknownFlag)}
+		}
+	} else {
+		// A help flag of the program's own (gh's "Show help for
+		// command", podman's "Help for podman"): the root's name is its
+		// executable's, and its --help is run only if completion shows
+		// that it parses its flags and that --help is one of them.
+		st, err := w.ownHelp(ctx, nil)
+		if err != nil {
+			return nil, w.fatal(ctx, err)
+		}
+		if st.reason != "" {
+			return nil, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion (__complete --help) did not offer cobra's own --help flag (\"help for NAME\"), and %s", st.reason)}
+		}
+		if name, err = w.ownName(ctx); err != nil {
+			return nil, w.fatal(ctx, err)
+		}
+		own = true
 	}
 	w.root = name
-	root := w.visit(ctx, nil, "", true)
+	root := w.visit(ctx, nil, "", "", own, wanted(opts.Paths))
 	if err := w.failure(); err != nil {
 		return nil, w.fatal(ctx, err)
 	}
@@ -238,7 +260,12 @@ func (w *walker) commandPath(path []string) string {
 }
 
 // visit reads the command at path and, concurrently, its subcommands.
-func (w *walker) visit(ctx context.Context, path []string, summary string, confirmed bool) *node {
+// parentText is its parent's help ("" for the root); own is set for the
+// root when its help flag is the program's own. It returns nil for a word
+// completion offers that is no command.
+//
+// want is what of its subtree is walked (nil: all of it).
+func (w *walker) visit(ctx context.Context, path []string, summary, parentText string, own bool, want *wantTree) *node {
 	cmd := &projector.Command{Path: append([]string{}, path...), Summary: summary, Params: []*projector.Param{}}
 	n := &node{cmd: cmd}
 	w.mu.Lock()
@@ -259,7 +286,7 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 	}
 	cmdPath := w.commandPath(path)
 
-	if !confirmed {
+	if len(path) > 0 {
 		_, ok, err := w.prog.parsesFlags(ctx, path)
 		if err != nil {
 			if !w.settled(err) {
@@ -267,18 +294,32 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 			}
 			return unavailable("completing its flags failed: %v", err)
 		}
-		if !ok {
-			return unavailable("cobra's completion does not offer its --help flag as cobra's own (%q), so it does not parse flags (DisableFlagParsing: it reads its argv raw) or its help flag is its own; its --help is not run, since it could run the command, and its subcommands, if any, are not walked", helpFlagUsage(path[len(path)-1]))
-		}
-		raw, err := w.prog.readsRaw(ctx, path)
-		if err != nil {
-			if !w.settled(err) {
-				return n
+		if ok {
+			raw, err := w.prog.readsRaw(ctx, path)
+			if err != nil {
+				if !w.settled(err) {
+					return n
+				}
+				return unavailable("completing its flags failed: %v", err)
 			}
-			return unavailable("completing its flags failed: %v", err)
-		}
-		if raw {
-			return unavailable("cobra's completion goes on past an unknown flag (%s), so it does not parse flags (DisableFlagParsing: it reads its argv raw), though it offers cobra's own --help (as cobra before v1.7 does for every command); its --help is not run, since it could run the command, and its subcommands, if any, are not walked", unknownFlag)
+			if raw {
+				return unavailable("cobra's completion goes on past an unknown flag (%s), so it does not parse flags (DisableFlagParsing: it reads its argv raw), though it offers cobra's own --help (as cobra before v1.7 does for every command); its --help is not run, since it could run the command, and its subcommands, if any, are not walked", unknownFlag)
+			}
+		} else {
+			st, err := w.ownHelp(ctx, path)
+			if err != nil {
+				if !w.settled(err) {
+					return n
+				}
+				return unavailable("completing its flags failed: %v", err)
+			}
+			switch {
+			case st.noCommand:
+				return nil
+			case st.reason != "":
+				return unavailable("cobra's completion does not offer its --help flag as cobra's own (%q), and %s; its --help is not run, since it could run the command, and its subcommands, if any, are not walked", helpFlagUsage(path[len(path)-1]), st.reason)
+			}
+			own = true
 		}
 	}
 	out, err := w.prog.run(ctx, append(append([]string{}, path...), "--help")...)
@@ -292,19 +333,33 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 	if strings.TrimSpace(text) == "" {
 		text = string(out.stderr)
 	}
-	pg, err := parseHelp(text, cmdPath)
-	if err != nil {
-		return unavailable("its help is not in cobra's usage layout: %v", err)
+	if len(path) > 0 && text == parentText {
+		// cobra found no command by the last word: it is a value
+		// completion offered (ValidArgs), and --help printed the
+		// parent's help.
+		return nil
 	}
-	cmd.Aliases = pg.aliases
-	cmd.Runnable = pg.useLine != ""
 	n.text = firstLine(text)
 	if cmd.Summary == "" {
 		cmd.Summary = n.text
 	}
+	pg, err := parseHelp(text, cmdPath)
+	var layout error
+	if err != nil {
+		layout = err
+		// A layout of the program's own: the subcommands and the flags
+		// come from completion, what help shows in cobra's own words
+		// (its usage line, pflag's flag entries) where it can be found.
+		pg = &page{}
+	} else {
+		cmd.Aliases = pg.aliases
+		cmd.Runnable = pg.useLine != ""
+	}
 	var wg sync.WaitGroup
-	if pg.hasSub {
-		children, err := w.children(ctx, path, pg)
+	var children []candidate
+	skipped := 0 // candidates not walked (Options.Paths)
+	if layout != nil || pg.hasSub {
+		children, err = w.children(ctx, path, pg, layout == nil)
 		if err != nil {
 			// The tree would be missing this command's subtree: say so
 			// on the command rather than offer a tree that lacks it.
@@ -312,19 +367,67 @@ func (w *walker) visit(ctx context.Context, path []string, summary string, confi
 		}
 		n.children = make([]*node, len(children))
 		for i, c := range children {
+			sub, ok := want.child(c.value)
+			if !ok {
+				skipped++
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n.children[i] = w.visit(ctx, append(append([]string{}, path...), c.value), c.desc, false)
+				n.children[i] = w.visit(ctx, append(append([]string{}, path...), c.value), c.desc, text, false, sub)
 			}()
 		}
 	}
-	w.params(ctx, cmd, pg)
-	wg.Wait()
-	if len(path) == 0 {
-		n.children = slices.DeleteFunc(n.children, func(c *node) bool { return w.cobras(c) })
+	if layout == nil {
+		w.params(ctx, cmd, pg, own)
+		wg.Wait()
+	} else {
+		// Whether it has subcommands is known once they are read: a
+		// name completion offers may be a value (ValidArgs), dropped.
+		wg.Wait()
+		n.children = slices.DeleteFunc(n.children, func(c *node) bool { return c == nil })
+		w.ownPage(ctx, cmd, text, len(n.children) > 0 || skipped > 0, layout)
 	}
+	n.children = slices.DeleteFunc(n.children, func(c *node) bool { return c == nil || len(path) == 0 && w.cobras(c) })
 	return n
+}
+
+// wantTree is the part of a command's subtree a walk reads (see
+// Options.Paths): all of it, or the children named.
+type wantTree struct {
+	all bool
+	sub map[string]*wantTree
+}
+
+// wanted builds the tree of paths (nil paths: everything).
+func wanted(paths [][]string) *wantTree {
+	if paths == nil {
+		return nil
+	}
+	root := &wantTree{sub: map[string]*wantTree{}}
+	for _, p := range paths {
+		t := root
+		for _, name := range p {
+			next, ok := t.sub[name]
+			if !ok {
+				next = &wantTree{sub: map[string]*wantTree{}}
+				t.sub[name] = next
+			}
+			t = next
+		}
+		t.all = true
+	}
+	return root
+}
+
+// child says whether the child name is walked, and what of it.
+func (t *wantTree) child(name string) (*wantTree, bool) {
+	if t == nil || t.all {
+		return nil, true
+	}
+	sub, ok := t.sub[name]
+	return sub, ok
 }
 
 // cobras reports whether a child of the root is the help or completion
@@ -349,7 +452,11 @@ func (w *walker) cobras(n *node) bool {
 // children returns the subcommands the program completes after path that
 // its help also lists (a command with ValidArgs completes those too, and
 // a help's examples may hold listing-like lines: a name must be in both).
-func (w *walker) children(ctx context.Context, path []string, pg *page) ([]candidate, error) {
+//
+// In a help layout of the program's own (listed false) the listing is not
+// read: every name completion offers is visited, and one that is no
+// command is dropped there (see visit and ownHelp).
+func (w *walker) children(ctx context.Context, path []string, pg *page, listed bool) ([]candidate, error) {
 	c, err := w.prog.complete(ctx, path, "")
 	if err != nil {
 		w.settled(err)
@@ -358,7 +465,7 @@ func (w *walker) children(ctx context.Context, path []string, pg *page) ([]candi
 	var out []candidate
 	seen := map[string]bool{}
 	for _, it := range c.items {
-		if it.value == "" || strings.HasPrefix(it.value, "-") || !pg.listed[it.value] || seen[it.value] {
+		if it.value == "" || strings.HasPrefix(it.value, "-") || listed && !pg.listed[it.value] || seen[it.value] {
 			continue
 		}
 		seen[it.value] = true
@@ -389,7 +496,10 @@ func firstLine(text string) string {
 // params fills cmd's parameters from its help page: the local flags, then
 // the inherited ones, in the order pflag printed them (the order fromcobra
 // walks them in), then the positionals of its usage line.
-func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
+//
+// own is set when the command's help flag is the program's own, which
+// its Flags block need not list.
+func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, own bool) {
 	path := cmd.Path
 	// The raw first line of every flag's usage, as completion offers it.
 	raw := map[string]string{}
@@ -428,23 +538,54 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 			cmd.Params = append(cmd.Params, p)
 		}
 	}
-	if !sawHelp && cmd.Unrepresentable == nil {
+	if !sawHelp && !own && cmd.Unrepresentable == nil {
 		cmd.Unrepresentable = &projector.Unrepresentable{Reason: "its help's Flags block does not list cobra's own --help flag, so it is not cobra's layout"}
 		return
 	}
 	if !cmd.Runnable {
 		return
 	}
-	rest := strings.TrimPrefix(pg.useLine, w.commandPath(path))
+	excluded := map[string]bool{} // option string -> takes a value
+	for _, block := range [][]*flagLine{pg.local, pg.inherited} {
+		for _, f := range block {
+			if w.exclude[f.name] {
+				for _, o := range options(f) {
+					excluded[o] = f.word != ""
+				}
+			}
+		}
+	}
+	w.positionals(cmd, pg.useLine, excluded, claimed, claim)
+}
+
+// positionals adds the positionals the usage line useLine names to cmd,
+// after its flags (cmd.Params so far, and the excluded ones: option
+// string -> whether it takes a value), or makes cmd unavailable when the
+// line names nothing reliably.
+func (w *walker) positionals(cmd *projector.Command, useLine string, excluded map[string]bool, claimed map[string]string, claim func(name, by string)) {
+	rest := strings.TrimPrefix(useLine, w.commandPath(cmd.Path))
 	// "[command options]" is the urfave/cli spelling of "[flags]" some
 	// cobra programs keep in their Use lines (skopeo), and "WORD ..." a
 	// spelling of "WORD..." (restic's "[snapshotID ...]" and "[FILE/DIR] ...").
 	rest = strings.ReplaceAll(rest, "[command options]", "[flags]")
 	rest = spacedEllipsis.ReplaceAllString(rest, "$1...")
-	pos, ok := fromcobra.UsePositionals("command" + rest)
-	if !ok {
+	valueFlag := func(opt string) (takes, known bool) {
+		if takes, ok := excluded[opt]; ok {
+			return takes, true
+		}
+		for _, p := range cmd.Params {
+			if slices.Contains(p.Options, opt) {
+				// A bool read from help is spelled --flag=true (arity
+				// one) but takes no word after it; nor does a count.
+				return p.Kind != projector.KindBoolean && p.Arity != projector.ArityNone && p.Action != "pflag:count", true
+			}
+		}
+		return false, false
+	}
+	pos, err := fromcobra.ReadUsePositionals("command"+rest, &fromcobra.UseReading{ValueFlag: valueFlag, Repeats: true})
+	if err != nil {
 		if cmd.Unrepresentable == nil {
-			cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("positionals cannot be determined: its usage line %q does not list required words, then optional ones, then at most one variadic word, and help does not show how many arguments it accepts", pg.useLine)}
+			cmd.Unrepresentable = &projector.Unrepresentable{ByPositionals: true, Reason: fmt.Sprintf("positionals cannot be determined from its usage line %q: %v, and help does not show how many arguments it accepts", useLine, err)}
 		}
 		return
 	}
@@ -464,7 +605,7 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page) {
 		if !p.Required {
 			opt = "optional "
 		}
-		p.Help = fmt.Sprintf("the %spositional argument %s of `%s`", opt, word, pg.useLine)
+		p.Help = fmt.Sprintf("the %spositional argument %s of `%s`", opt, word, useLine)
 		cmd.Params = append(cmd.Params, p)
 	}
 }
@@ -512,6 +653,9 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	kind, why := classifyWord(f, r, known)
 	switch kind {
 	case wordType:
+		if f.word == "" {
+			return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.noWord(ctx, path, f) }))
+		}
 		typ := f.word
 		if t, ok := pflagTypes[typ]; ok {
 			typ = t
@@ -523,11 +667,16 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	if f.hasNoOpt {
 		return stringParam(f) // "[=…]": a value flag that may be given bare
 	}
+	return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.resolve(ctx, path, f) }))
+}
+
+// cached returns what learn finds about f. An inherited flag is one of an
+// ancestor's persistent flags, the same on every command below it: it is
+// learnt once, and the commands walked at the same time wait for it.
+func (w *walker) cached(ctx context.Context, f *flagLine, inherited bool, learn func() resolution) resolution {
 	if !inherited {
-		return w.fromResolution(f, w.resolve(ctx, path, f))
+		return learn()
 	}
-	// An inherited flag is one of an ancestor's persistent flags, the
-	// same on every command below it: probe it once.
 	w.mu.Lock()
 	pd, ok := w.resolved[f.text]
 	if !ok {
@@ -539,19 +688,57 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 		select {
 		case <-pd.done:
 		case <-ctx.Done():
-			return unknownParam(f, placeholderAction(f.word), "the walk stopped")
+			return resolution{unknown: "the walk stopped"}
 		}
-		return w.fromResolution(f, pd.res)
+		return pd.res
 	}
-	pd.res = w.resolve(ctx, path, f)
+	pd.res = learn()
 	close(pd.done)
-	return w.fromResolution(f, pd.res)
+	return pd.res
+}
+
+// noWord settles a flag printed with no word after its name. pflag prints
+// none for a bool, and also for a value of the program's own whose Type
+// is "" (or "bool" while it takes other words: on, off, auto): help alone
+// cannot tell them apart, and reading such a flag as a bool would offer
+// only true and false. So a flag is a bool when its parser, through
+// completion, reads both --flag=true and --flag=false, and its help
+// prints no default but pflag's for a bool ("true"); it is a value of its
+// own (string-in, its Set the validator) when either says otherwise (a
+// printed default of one word but "true").
+func (w *walker) noWord(ctx context.Context, path []string, f *flagLine) resolution {
+	// pflag prints a bool's default only when it is true; one word
+	// other than that is a value's default ("(default auto)"); words are
+	// the usage's own prose ("(default hides intermediate images)").
+	if _, def, ok := pflagDefault(f.usage, false); ok && def != "true" && def != "" && !strings.ContainsAny(def, " \t\n") {
+		return resolution{typ: typeWords}
+	}
+	pr, err := w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
+	if err != nil && !w.settled(err) {
+		return resolution{unknown: "the walk stopped"}
+	}
+	switch pr {
+	case probeParsed:
+		return resolution{typ: "bool"}
+	case probeRejected:
+		return resolution{typ: typeWords}
+	}
+	return resolution{unknown: "its help shows no type word, as for a bool, and completing after --" + f.name + "=true --" + f.name + "=false gave neither a parse nor a refusal, so whether it is a bool or takes words of its own cannot be told"}
 }
 
 func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 	switch res.typ {
 	case "":
+		if f.word == "" {
+			return unknownParam(f, untypedAction, "%s", res.unknown)
+		}
 		return unknownParam(f, placeholderAction(f.word), "its help names the value by the placeholder %q, not by its type, and %s", f.word, res.unknown)
+	case typeWords:
+		return wordsParam(f)
+	case "bool":
+		if f.word == "" {
+			return typedParam(f, "bool")
+		}
 	case "string":
 		return stringParam(f)
 	case repeatedString:

@@ -3,8 +3,10 @@ package fromcobrabin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +58,7 @@ func TestWalkCommands(t *testing.T) {
 	for _, c := range tree.Commands {
 		got = append(got, strings.Join(c.Path, " "))
 	}
-	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "twice", "types", "vague"}
+	want := []string{"", "broken", "custom", "exclusive", "get", "get item", "get items", "pick", "placeholders", "prose", "raw", "rawhelp", "required", "select", "tristate", "twice", "types", "unknown", "vague", "validate"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("commands %q, want %q", got, want)
 	}
@@ -86,9 +88,9 @@ func TestWalkUnavailable(t *testing.T) {
 	}{
 		{"a command that does not parse its flags is not asked for its help", "raw", "", "does not parse flags (DisableFlagParsing"},
 		{"nor one that offers cobra's help flag but completes past an unknown flag", "rawhelp", "", "goes on past an unknown flag (--verbsurface-no-such-flag), so it does not parse flags"},
-		{"a help template of the program's own is not read", "custom", "", "not in cobra's usage layout"},
 		{"a Use line out of grammatical order gives no positionals", "prose", "", "positionals cannot be determined"},
 		{"a command whose subcommands cannot be listed", "broken", "", "listing its subcommands failed"},
+		{"a usage line naming an option the command does not have", "unknown", "", "names the option -x, which the command does not have"},
 		{"a word that may be a placeholder past the raw usage's first line", "vague", "format", "past the first line"},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
@@ -192,6 +194,62 @@ func TestWalkFlags(t *testing.T) {
 	}
 	if pos := param("get items", "name"); pos.Arity != projector.ArityZeroOrMore || !pos.Positional() {
 		t.Errorf("get items NAME...: %s %s", pos.Arity, pos.Options)
+	}
+}
+
+// Usage lines as program authors write them: an option's placeholder is
+// its value, not a positional ("select -f <file> -r <format> <selector>"
+// takes one positional), and a word repeated three times means any number
+// ("validate <file> <file> <file>": one or more).
+func TestWalkUsageLines(t *testing.T) {
+	tree := walkFixture(t, nil)
+	positionals := func(path string) string {
+		t.Helper()
+		c := tree.Find(path)
+		if c.Unrepresentable != nil {
+			t.Fatalf("%s unavailable: %s", path, c.Unrepresentable.Reason)
+		}
+		var out []string
+		for _, p := range c.Params {
+			if p.Positional() {
+				out = append(out, fmt.Sprintf("%s:%s:%v", p.Name, p.Arity, p.Required))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := positionals("select"), "selector:one:true"; got != want {
+		t.Errorf("select -f <file> -r <format> <selector>: positionals %q, want %q", got, want)
+	}
+	if got, want := positionals("validate"), "file:one_or_more:true"; got != want {
+		t.Errorf("validate <file> <file> <file>: positionals %q, want %q", got, want)
+	}
+}
+
+// A flag printed with no type word is a bool only when its parser reads
+// --flag=true and --flag=false and its help prints no default a bool
+// cannot have: the fixture's tristate flags take on, off or auto, and are
+// strings (their Set the validator), so "auto" can be asked for.
+func TestWalkNoWordFlags(t *testing.T) {
+	tree := walkFixture(t, nil)
+	c := tree.Find("tristate")
+	for _, name := range []string{"color", "pager"} {
+		i := slices.IndexFunc(c.Params, func(p *projector.Param) bool { return p.Name == name })
+		if i < 0 {
+			t.Fatalf("no parameter %s", name)
+		}
+		p := c.Params[i]
+		if p.Unrepresentable != nil || p.Kind != projector.KindString || p.Arity != projector.ArityOne || p.Default != nil {
+			t.Errorf("--%s: %s %s default %v (%v), want a string with no default", name, p.Kind, p.Arity, p.Default, p.Unrepresentable)
+		}
+	}
+	// A bool whose usage ends in prose that reads like a default of
+	// several words stays a bool.
+	if i := slices.IndexFunc(c.Params, func(p *projector.Param) bool { return p.Name == "all" }); i < 0 || c.Params[i].Kind != projector.KindBoolean {
+		t.Errorf("--all (\"(default hides the old ones)\"): not a boolean")
+	}
+	argv, err := projector.RenderArgv(projector.DialectPflag, c, map[string]any{"pager": "auto"})
+	if err != nil || !slices.Contains(argv, "--pager=auto") {
+		t.Errorf("render pager=auto: %q %v", argv, err)
 	}
 }
 

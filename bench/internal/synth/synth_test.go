@@ -22,7 +22,8 @@ func surface(t testing.TB, n int, argv *[]string) *verbsurface.Surface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(tree), Machine: verbsurface.Machine{Args: []string{"--json"}},
+	// No help budget: the test reads every verb's catalog line at once.
+	s, err := verbsurface.New(reg, &verbsurface.Options{Source: verbsurface.StaticTree(tree), Machine: verbsurface.Machine{Args: []string{"--json"}}, HelpBudget: -1,
 		Runner: verbsurface.RunnerFunc(func(_ context.Context, a []string) (json.RawMessage, error) {
 			if argv != nil {
 				*argv = a

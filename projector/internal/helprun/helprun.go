@@ -130,7 +130,10 @@ func (p *Program) Run(ctx context.Context, args ...string) (stdout, stderr []byt
 	cmd.Stdout, cmd.Stderr = out, errb
 	cmd.WaitDelay = time.Second // a child holding the pipes must not hold the walk
 	setProcessGroup(cmd)
-	runErr := cmd.Run()
+	runErr := startTied(cmd)
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	stdout, stderr = out.buf.Bytes(), errb.buf.Bytes()
 	call := fmt.Sprintf("%q", clip(strings.Join(append(append([]string{filepath.Base(p.Argv[0])}, p.Argv[1:]...), args...), " ")))
 	switch {

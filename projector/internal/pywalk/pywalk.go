@@ -80,7 +80,11 @@ func Run(ctx context.Context, cfg Config, source, mode string, request, answer a
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
+	err = startTied(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2000 {
 			msg = "…" + msg[len(msg)-2000:]

@@ -43,7 +43,7 @@ var paramDescriptions = map[string]map[string]string{
 	"job wait": {
 		"ids":                   "run ids to wait for, each the full 16-hex-digit id or a unique prefix of at least 8; at most 256, no repeats",
 		"max_wait_seconds":      "how long to wait at most, in seconds, 0 to 300 (default 25; 0 takes one snapshot); expiry is a result, not an error",
-		"poll_interval_seconds": "seconds between observations, 0.05 to 30 (default 1); a run's end wakes the wait earlier",
+		"poll_interval_seconds": "seconds between observations, 0.25 to 30 (default 1); a run's end wakes the wait earlier",
 	},
 	"kill": {
 		"id":    "the run to stop: the full 16-hex-digit id or a unique prefix of at least 8; a play, session or invocation (a show is refused)",

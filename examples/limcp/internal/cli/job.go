@@ -303,7 +303,7 @@ func (a *app) jobWaitCmd() *cobra.Command {
 		Long: `Observe the ids until none is pending or the window ends, then report each
 id and the partition: terminal, pending, stopped_without_end, unresolved_spawn.
 Expiry is not an error. The window and poll interval are clamped (window
-0..300 s, poll 0.05..30 s) and echoed.`,
+0..300 s, poll 0.25..30 s) and echoed.`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	constrainIDs(c)

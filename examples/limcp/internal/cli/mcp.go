@@ -19,6 +19,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
 	"github.com/verbsurface/verbsurface/internal/clientconfig"
+	"github.com/verbsurface/verbsurface/internal/inherited"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
@@ -115,6 +116,11 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().IntVar(&limits.SpawnsPerMinute, "spawns-per-minute", 0, "runs a client may start per minute before rate_limited (default 60; -1: no cap)")
 	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")
 	c.RunE = a.runWithStatus(func(cmd *cobra.Command, args []string) error {
+		// First: a descriptor this server inherited (`limcp mcp 7<secret`)
+		// must not reach the commands, workers and providers it starts.
+		if err := inherited.CloseOnExec(); err != nil {
+			return fmt.Errorf("cannot mark the descriptors this server inherited close-on-exec, so every run would inherit them: %w", err)
+		}
 		hopts, err := httpFlags(cmd, httpAddr, tokenFile, insecureNoAuth, allowOrigins, sessionTimeout, maxSessions, bounds, a.opts.Getenv)
 		// Read once, the token leaves the environment: nothing this
 		// process starts can inherit it, and nothing reads it later.

@@ -3,12 +3,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/termsafe"
 )
@@ -71,11 +73,19 @@ func (a *app) teamPostCmd() *cobra.Command {
 		if author == "" {
 			author = "someone"
 		}
+		limits, err := a.limits()
+		if err != nil {
+			return err
+		}
 		st, err := a.store(cmd.Context())
 		if err != nil {
 			return err
 		}
-		m, err := st.Post(cmd.Context(), store.Message{Team: args[0], Author: author, Body: args[1]})
+		m, err := st.PostWithin(cmd.Context(), store.Message{Team: args[0], Author: author, Body: args[1]}, limits.BoardBytes)
+		if errors.Is(err, store.ErrBoardLimit) {
+			used, _ := st.BoardBytes(cmd.Context())
+			return quota.Reached("board_bytes", limits.BoardBytes, used, fmt.Sprintf("the message was not posted on team %q", args[0]))
+		}
 		if err != nil {
 			return err
 		}

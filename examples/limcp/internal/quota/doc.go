@@ -1,13 +1,15 @@
 // Package quota holds the state home's bounds on stored and written work:
 // how many schedules a home keeps, how many bytes the prompts of one run
-// may take once rendered, and how many bytes the run data of the whole
-// home (everything under runs/) may take. Each has a default; the
+// may take once rendered, how many bytes the run data of the whole home
+// (everything under runs/) may take, and how many bytes its team boards'
+// messages may take together. Each has a default; the
 // operator changes it in the limits section of <home>/config.yaml:
 //
 //	limits:
 //	  schedules: 32         # schedules a home keeps (-1: no cap)
 //	  run_bytes: 16MiB      # rendered prompts of one run (-1: no cap)
 //	  home_bytes: 1GiB      # run data under runs/ (-1: no cap)
+//	  board_bytes: 16MiB    # messages on every team board (-1: no cap)
 //
 // A bound that is reached is a limit_reached refusal naming the bound, its
 // value, what is used and how the operator raises it; nothing is written.

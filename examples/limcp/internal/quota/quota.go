@@ -16,29 +16,32 @@ import (
 
 // Defaults of [Limits], each taken when config.yaml does not set it.
 const (
-	DefaultSchedules = 32
-	DefaultRunBytes  = 16 << 20
-	DefaultHomeBytes = 1 << 30
+	DefaultSchedules  = 32
+	DefaultRunBytes   = 16 << 20
+	DefaultHomeBytes  = 1 << 30
+	DefaultBoardBytes = 16 << 20
 )
 
 // Config is the limits section of config.yaml, as written. Sizes are a
 // number of bytes or a number with a KiB, MiB or GiB suffix; -1 turns a
 // bound off; absent (zero) is the default.
 type Config struct {
-	Schedules int    `yaml:"schedules"`
-	RunBytes  string `yaml:"run_bytes"`
-	HomeBytes string `yaml:"home_bytes"`
+	Schedules  int    `yaml:"schedules"`
+	RunBytes   string `yaml:"run_bytes"`
+	HomeBytes  string `yaml:"home_bytes"`
+	BoardBytes string `yaml:"board_bytes"`
 }
 
 // Limits are the bounds in force; a negative value is no bound.
 type Limits struct {
-	Schedules int
-	RunBytes  int64
-	HomeBytes int64
+	Schedules  int
+	RunBytes   int64
+	HomeBytes  int64
+	BoardBytes int64 // the messages of every team board together
 }
 
 // Defaults are the bounds when config.yaml sets none.
-var Defaults = Limits{Schedules: DefaultSchedules, RunBytes: DefaultRunBytes, HomeBytes: DefaultHomeBytes}
+var Defaults = Limits{Schedules: DefaultSchedules, RunBytes: DefaultRunBytes, HomeBytes: DefaultHomeBytes, BoardBytes: DefaultBoardBytes}
 
 // FieldError is a limits value that is not acceptable: Field names it
 // ("limits.run_bytes").
@@ -62,7 +65,8 @@ func Resolve(c Config) (Limits, error) {
 		field string
 		text  string
 		into  *int64
-	}{{"limits.run_bytes", c.RunBytes, &l.RunBytes}, {"limits.home_bytes", c.HomeBytes, &l.HomeBytes}} {
+	}{{"limits.run_bytes", c.RunBytes, &l.RunBytes}, {"limits.home_bytes", c.HomeBytes, &l.HomeBytes},
+		{"limits.board_bytes", c.BoardBytes, &l.BoardBytes}} {
 		if f.text == "" {
 			continue
 		}

@@ -18,13 +18,15 @@ func TestResolve(t *testing.T) {
 		field string // the field at fault, "" when it resolves
 	}{
 		{name: "nothing set is the defaults", want: Defaults},
-		{name: "a count and sizes with suffixes", in: Config{Schedules: 5, RunBytes: "2MiB", HomeBytes: "3 GiB"}, want: Limits{5, 2 << 20, 3 << 30}},
-		{name: "a plain number of bytes", in: Config{RunBytes: "1000"}, want: Limits{DefaultSchedules, 1000, DefaultHomeBytes}},
-		{name: "-1 turns each bound off", in: Config{Schedules: -1, RunBytes: "-1", HomeBytes: "-1"}, want: Limits{-1, -1, -1}},
+		{name: "a count and sizes with suffixes", in: Config{Schedules: 5, RunBytes: "2MiB", HomeBytes: "3 GiB"}, want: Limits{5, 2 << 20, 3 << 30, DefaultBoardBytes}},
+		{name: "a plain number of bytes", in: Config{RunBytes: "1000"}, want: Limits{DefaultSchedules, 1000, DefaultHomeBytes, DefaultBoardBytes}},
+		{name: "a board bound", in: Config{BoardBytes: "1MiB"}, want: Limits{DefaultSchedules, DefaultRunBytes, DefaultHomeBytes, 1 << 20}},
+		{name: "-1 turns each bound off", in: Config{Schedules: -1, RunBytes: "-1", HomeBytes: "-1", BoardBytes: "-1"}, want: Limits{-1, -1, -1, -1}},
 		{name: "a negative count other than -1 is refused", in: Config{Schedules: -2}, field: "limits.schedules"},
 		{name: "a size that is not a number is refused", in: Config{RunBytes: "lots"}, field: "limits.run_bytes"},
 		{name: "a zero size is refused", in: Config{HomeBytes: "0"}, field: "limits.home_bytes"},
 		{name: "an unknown unit is refused", in: Config{HomeBytes: "1TB"}, field: "limits.home_bytes"},
+		{name: "a board bound that is not a size is refused", in: Config{BoardBytes: "big"}, field: "limits.board_bytes"},
 		{name: "an overflowing size is refused", in: Config{HomeBytes: "9999999999999GiB"}, field: "limits.home_bytes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +67,7 @@ func TestChecks(t *testing.T) {
 		{"run data that fits is admitted", l.CheckHome(runs, 400), ""},
 		{"run data past the home's bound is refused", l.CheckHome(runs, 401), "home_bytes"},
 		{"a home without runs/ holds nothing", l.CheckHome(filepath.Join(dir, "none"), 1000), ""},
-		{"no bound admits anything", Limits{-1, -1, -1}.CheckHome(runs, 1<<40), ""},
+		{"no bound admits anything", Limits{-1, -1, -1, -1}.CheckHome(runs, 1<<40), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.limit == "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/playbook"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/provider"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/quota"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/textfile"
 )
@@ -159,8 +160,12 @@ func (rt *Runtime) SubmitFlow(ctx context.Context, file string, p Prompt, c Comm
 	if err := rt.common(ctx, &c); err != nil {
 		return nil, err
 	}
-	rendered, err := spec.Render(p.Text, nil)
-	if err != nil {
+	rendered, err := spec.RenderWithin(p.Text, nil, rt.limits().RunBytes)
+	var te *flow.TotalError
+	switch {
+	case errors.As(err, &te):
+		return nil, runBytesErr(te)
+	case err != nil:
 		return nil, flowErr(file, err)
 	}
 	steps, files, err := rt.resolveSteps(rendered, "flow spec", file, "")
@@ -173,6 +178,13 @@ func (rt *Runtime) SubmitFlow(ctx context.Context, file string, p Prompt, c Comm
 	}
 	files[PromptFile] = p.Text
 	return rt.submitSession(ctx, ModeFlow, label, steps, files, p.Info, c)
+}
+
+// runBytesErr is the refusal of a flow whose step prompts, rendered,
+// passed limits.run_bytes: limit_reached, nothing written.
+func runBytesErr(te *flow.TotalError) error {
+	return quota.Reached("run_bytes", te.Total, te.Rendered,
+		fmt.Sprintf("the run was not started: its step prompts, rendered up to steps[%d], are too large", te.Step))
 }
 
 // flowErr is an invalid_flow_spec error naming file and, for a
@@ -268,8 +280,12 @@ func (rt *Runtime) SubmitPlay(ctx context.Context, pb *playbook.Playbook, finger
 	if err := rt.common(ctx, &c); err != nil {
 		return nil, err
 	}
-	rendered, err := pb.Flow.Render(p.Text, args)
+	rendered, err := pb.Flow.RenderWithin(p.Text, args, rt.limits().RunBytes)
 	if err != nil {
+		var te *flow.TotalError
+		if errors.As(err, &te) {
+			return nil, runBytesErr(te)
+		}
 		var fe *flow.FieldError
 		field := "flow"
 		if errors.As(err, &fe) {

@@ -132,7 +132,7 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 		Time: time.Now().UTC(), Session: ci.Session, Client: ci.Name, ClientVersion: ci.Version,
 		Index: rec.Index, Verb: rec.Verb, ArgsSHA256: rec.ArgsDigest,
 		Decision: rec.Decision, Rule: rec.Rule, Confirmed: rec.Confirmed,
-		Result: rec.Code, DurationMS: float64(rec.Duration.Microseconds()) / 1000,
+		Result: rec.Code, DurationMS: float64(rec.Duration.Microseconds()) / 1000, DryRun: rec.DryRun,
 	}
 	if s.opts.Audit.Args() && rec.Args != nil {
 		line.Args = policy.RedactArgs(rec.Args, s.storedPrompts(rec)...)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -59,8 +60,25 @@ func (s *Store) TeamExists(ctx context.Context, name string) (bool, error) {
 	return err == nil, s.wrap(err)
 }
 
-// Post appends a message to a board.
+// Post appends a message to a board, whatever the boards hold.
 func (s *Store) Post(ctx context.Context, m Message) (Message, error) {
+	return s.PostWithin(ctx, m, -1)
+}
+
+// MessageOverhead is what a message costs besides its author, body and
+// record id in BoardBytes: its row. So a bound on board bytes also bounds
+// how many empty messages a home keeps.
+const MessageOverhead = 64
+
+// ErrBoardLimit is PostWithin's refusal: the message would take the
+// boards' bytes past the bound.
+var ErrBoardLimit = errors.New("the team boards' bound is reached")
+
+// PostWithin appends a message to a board unless the messages of every
+// board, this one with them, would take more than max bytes (BoardBytes;
+// negative: no bound), which is ErrBoardLimit. The sum and the insert are
+// one statement, so concurrent posts cannot pass the bound together.
+func (s *Store) PostWithin(ctx context.Context, m Message, max int64) (Message, error) {
 	ok, err := s.TeamExists(ctx, m.Team)
 	if err != nil {
 		return Message{}, err
@@ -68,14 +86,35 @@ func (s *Store) Post(ctx context.Context, m Message) (Message, error) {
 	if !ok {
 		return Message{}, fmt.Errorf("team %q: %w", m.Team, ErrUnknownTeam)
 	}
+	if max < 0 {
+		max = 1 << 62
+	}
 	m.At = s.now().UTC()
-	res, err := s.db.ExecContext(ctx, "INSERT INTO messages (team, author, body, record_id, at) VALUES (?,?,?,?,?)",
-		m.Team, m.Author, m.Body, m.RecordID, nanos(m.At))
+	size := int64(len(m.Author) + len(m.Body) + len(m.RecordID) + MessageOverhead)
+	res, err := s.db.ExecContext(ctx, "INSERT INTO messages (team, author, body, record_id, at) SELECT ?,?,?,?,? WHERE ("+boardBytesQuery+") + ? <= ?",
+		m.Team, m.Author, m.Body, m.RecordID, nanos(m.At), size, max)
 	if err != nil {
 		return Message{}, s.wrap(err)
 	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Message{}, fmt.Errorf("a message of %d bytes on team %q: %w (%d)", size, m.Team, ErrBoardLimit, max)
+	}
 	m.Seq, _ = res.LastInsertId()
 	return m, nil
+}
+
+// boardBytesQuery sums BoardBytes: lengths in bytes, not characters.
+var boardBytesQuery = `SELECT COALESCE(SUM(length(CAST(author AS BLOB)) + length(CAST(body AS BLOB)) + length(CAST(record_id AS BLOB)) + ` +
+	strconv.Itoa(MessageOverhead) + `), 0) FROM messages`
+
+// BoardBytes is what the messages of every board take: their authors,
+// bodies and record ids in bytes, and MessageOverhead each.
+func (s *Store) BoardBytes(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, boardBytesQuery).Scan(&n); err != nil {
+		return 0, s.wrap(err)
+	}
+	return n, nil
 }
 
 // Read returns up to limit messages of a board with seq > after, oldest first.

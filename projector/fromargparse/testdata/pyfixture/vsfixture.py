@@ -250,6 +250,42 @@ def edges():
     return parser
 
 
+class Lazy:
+    """A lazily translated string (Django's gettext_lazy, a Babel
+    LazyString): not a str, but str() gives its text."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def readers():
+    """What the reader once got wrong, one subcommand each (issue 34)."""
+    parser = argparse.ArgumentParser(prog="readers", description=Lazy("lazy description"))
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("star-suppressed", help=Lazy("a '*' positional under argument_default=SUPPRESS"),
+                       argument_default=argparse.SUPPRESS)
+    s.add_argument("files", nargs="*")
+    s = sub.add_parser("extend-pos", help="a '*' positional with action=extend")
+    s.add_argument("--sep")
+    s.add_argument("items", nargs="*", action="extend")
+    s = sub.add_parser("extend-plus", help="a '+' positional with action=extend")
+    s.add_argument("items", nargs="+", action="extend", type=int)
+    s = sub.add_parser("append-pos", help="a positional with action=append")
+    s.add_argument("item", action="append")
+    s = sub.add_parser("lazy", help="help and metavar that are not str")
+    s.add_argument("--name", help=Lazy("the %(dest)s to greet"), metavar=Lazy("NAME"))
+    s.add_argument("word", help=Lazy("a word"))
+    s = sub.add_parser("method", help="an optional method word before a URL (httpie's shape)")
+    s.add_argument("method", nargs="?", choices=["GET", "POST", "DELETE"])
+    s.add_argument("url")
+    s.add_argument("items", nargs="*")
+    s.add_argument("--verbose", action="store_true")
+    return parser
+
+
 def not_a_parser():
     return 42
 

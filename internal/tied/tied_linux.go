@@ -1,4 +1,4 @@
-package dispatch
+package tied
 
 import (
 	"os/exec"
@@ -7,10 +7,10 @@ import (
 	"syscall"
 )
 
-// tiedAttr is the process attributes of every command: a new process
+// Attr is the process attributes of every command: a new process
 // group, and SIGKILL when this process dies (Pdeathsig), so a command
 // never outlives the server that runs it, however the server ends.
-func tiedAttr() *syscall.SysProcAttr {
+func Attr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
@@ -30,14 +30,22 @@ type spawnReq struct {
 	done chan error
 }
 
-// startTied starts cmd from the spawner's thread.
-func startTied(cmd *exec.Cmd) error {
+// Start starts cmd from the spawner's thread.
+func Start(cmd *exec.Cmd) error {
 	spawner.once.Do(func() {
 		spawner.reqs = make(chan spawnReq)
 		go func() {
 			runtime.LockOSThread() // never unlocked: see spawner
 			for r := range spawner.reqs {
-				r.done <- r.cmd.Start()
+				// Recorded under the lock the orphan scans hold, so that
+				// no scan takes a new child for an adopted one.
+				adopt.mu.Lock()
+				err := r.cmd.Start()
+				if err == nil {
+					record(r.cmd.Process.Pid)
+				}
+				adopt.mu.Unlock()
+				r.done <- err
 			}
 		}()
 	})

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDryRunThroughLimcp: over a real stdio session with the real limcp
+// and its SQLite store, a dry-run agent.submit and a dry-run kill pass
+// every gate and answer what would run, and nothing changes: no run is
+// recorded, the store's bytes stay the same, and the audit line says the
+// op was a dry run. The real submit then runs as usual.
+func TestDryRunThroughLimcp(t *testing.T) {
+	e := newEnv(t)
+	audit := filepath.Join(e.home, "audit.jsonl")
+	c := e.dialStdio(nil, nil, "--audit", audit)
+	fp := c.help("agent.submit").SchemaFingerprint
+	var before struct {
+		Records []json.RawMessage `json:"records"`
+	}
+	e.ok(&before, "job", "list")
+	db := filepath.Join(e.home, "state.db")
+	dbBefore, _ := os.ReadFile(db)
+
+	r := c.request(map[string]any{"dry_run": true, "ops": []any{
+		map[string]any{"op": "agent.submit", "fingerprint": fp, "args": map[string]any{"model": "echo", "prompt": "dry words"}},
+		map[string]any{"op": "job.kill", "args": map[string]any{"id": "nosuch"}},
+	}})
+	if r.Status != "success" || len(r.Results) != 2 {
+		t.Fatalf("dry run: %s", r.raw)
+	}
+	var plan struct {
+		DryRun  bool     `json:"dry_run"`
+		Runs    string   `json:"runs"`
+		Command []string `json:"command"`
+		Argv    []string `json:"argv"`
+	}
+	if err := json.Unmarshal(r.Results[0].Result, &plan); err != nil || !plan.DryRun || plan.Runs != "command" ||
+		strings.Join(plan.Command, " ") != "agent" || !strings.Contains(strings.Join(plan.Argv, " "), "dry words") {
+		t.Fatalf("submit's dry run: %s", r.Results[0].raw)
+	}
+	var after struct {
+		Records []json.RawMessage `json:"records"`
+	}
+	e.ok(&after, "job", "list")
+	if len(after.Records) != len(before.Records) {
+		t.Fatalf("a dry run recorded a run: %d records, were %d", len(after.Records), len(before.Records))
+	}
+	if dbAfter, _ := os.ReadFile(db); string(dbAfter) != string(dbBefore) {
+		t.Errorf("a dry run changed state.db")
+	}
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"dry_run":true`); n != 2 {
+		t.Errorf("the audit marks %d ops as dry runs, want 2:\n%s", n, b)
+	}
+	var s submitted
+	c.must(&s, "agent.submit", map[string]any{"model": "echo", "prompt": "real words"}, fp)
+	if s.ID == "" {
+		t.Fatal("the real submit after a dry run started nothing")
+	}
+}
