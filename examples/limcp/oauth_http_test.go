@@ -3,7 +3,10 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +16,8 @@ import (
 // limcp mcp with OAuth: a token from a real OpenID Provider (zitadel/oidc,
 // in process) serves a go-sdk client; no token gets 401 naming the
 // resource metadata; a token for another resource, 401; a token without
-// the scope, 403 naming it. The server's log holds no token.
+// the scope, 403 naming it. The audit line names the subject and client;
+// neither it nor the server's log holds a token.
 func TestHTTPOAuth(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -21,7 +25,8 @@ func TestHTTPOAuth(t *testing.T) {
 	const aud = "https://limcp.example/mcp"
 	p.AddClient(oauthtest.Client{ID: "agent", Secret: "s1", Audience: []string{aud}})
 	p.AddClient(oauthtest.Client{ID: "elsewhere", Secret: "s2", Audience: []string{"https://other.example/mcp"}})
-	srv := e.startHTTPServer("", "--oauth-issuer", p.Issuer, "--oauth-audience", aud, "--oauth-scope", "limcp:call")
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	srv := e.startHTTPServer("", "--oauth-issuer", p.Issuer, "--oauth-audience", aud, "--oauth-scope", "limcp:call", "--audit", audit)
 
 	meta := `resource_metadata="https://limcp.example/.well-known/oauth-protected-resource/mcp"`
 	other := p.Token(t, "elsewhere", "limcp:call")
@@ -46,6 +51,22 @@ func TestHTTPOAuth(t *testing.T) {
 	}
 	token := p.Token(t, "agent", "limcp:call")
 	e.dialHTTP(srv.url, token).must(nil, "job.list", map[string]any{}, "")
+	// The audit line names the token's subject and client, never the token.
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line struct {
+		Verb     string `json:"verb"`
+		Subject  string `json:"subject"`
+		ClientID string `json:"client_id"`
+	}
+	if err := json.Unmarshal(b, &line); err != nil || line.Verb != "job.list" {
+		t.Fatalf("audit %s: %v", b, err)
+	}
+	if line.Subject != "agent" || line.ClientID != "agent" || strings.Contains(string(b), strings.Split(token, ".")[2]) {
+		t.Errorf("audit line %s: want subject and client_id agent, and no token", b)
+	}
 	for _, tok := range []string{token, other, narrow} {
 		if strings.Contains(srv.log.String(), strings.Split(tok, ".")[2]) {
 			t.Errorf("the server's log holds a token:\n%s", srv.log)
