@@ -13,7 +13,10 @@
 //     command that fixes it), or generates one with [EnsureTokenFile] into
 //     a private directory (0600 file, linked into place, so servers
 //     starting at once agree on one token). Names of variables, files and
-//     flags are the front's: this package knows none of them.
+//     flags are the front's: this package knows none of them. Or, in its
+//     place, OAuth ([Options].OAuth, [OAuth]): access tokens a verifier
+//     (package mcphttp/oauth) accepts, the resource's metadata served at
+//     [MetadataPath], and [ListenOAuth] for the bind.
 //  2. The bind. [Listen] refuses a token shorter than [MinTokenLength] on
 //     any address and, without a configured token, any address that is
 //     not loopback ([ErrNonLoopback]), checked on the address actually

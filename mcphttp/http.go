@@ -122,6 +122,9 @@ type Options struct {
 	// Realm is the realm of the "WWW-Authenticate: Bearer" challenge;
 	// empty leaves the parameter out.
 	Realm string
+	// OAuth, when set, authenticates requests by OAuth 2.1 access tokens
+	// instead of Token (which is then ignored; a front refuses both).
+	OAuth *OAuth
 }
 
 func (o *Options) withDefaults() Options {
@@ -173,12 +176,18 @@ func Listen(addr, token string) (net.Listener, error) {
 	if token != "" && len(token) < MinTokenLength {
 		return nil, fmt.Errorf("%w: it is %d characters; use at least %d random ones (head -c 24 /dev/urandom | base64)", ErrShortToken, len(token), MinTokenLength)
 	}
+	return listen(addr, token != "")
+}
+
+// listen is Listen once the token is checked: authenticated says whether
+// a request needs a credential to pass.
+func listen(addr string, authenticated bool) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: Listen: %w", err)
 	}
 	ta, ok := ln.Addr().(*net.TCPAddr)
-	if token == "" && (!ok || !ta.IP.IsLoopback()) {
+	if !authenticated && (!ok || !ta.IP.IsLoopback()) {
 		ln.Close()
 		return nil, fmt.Errorf("%w: %s is not loopback; configure a bearer token or bind 127.0.0.1", ErrNonLoopback, addr)
 	}
@@ -198,7 +207,8 @@ func Listen(addr, token string) (net.Listener, error) {
 //  2. with a token, the bearer check: a request without "Authorization:
 //     Bearer TOKEN" gets 401 with "WWW-Authenticate: Bearer"; the
 //     comparison is constant-time over SHA-256 digests, so not even the
-//     length leaks;
+//     length leaks; with [OAuth] instead, the access-token check (see
+//     there), whose 401 and 403 name the resource metadata;
 //  3. the connection is admitted (under [Serve]: off probation, see
 //     there);
 //  4. the body gate: a POST declaring a body over MaxBodyBytes gets 413;
@@ -249,7 +259,9 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 	}
 	h = (&bodyGate{maxBody: o.MaxBodyBytes, readTimeout: o.ReadTimeout, budget: newByteBudget(o.MaxDecodingBytes), name: o.Name}).wrap(h)
 	h = admitConn(h)
-	if o.Token != "" {
+	if o.OAuth != nil {
+		h = requireOAuth(o.OAuth, o.Realm, h)
+	} else if o.Token != "" {
 		h = requireBearer(o.Token, o.Realm, h)
 	}
 	h = newOriginPolicy(o.AllowOrigins, o.Name).wrap(h)
@@ -259,6 +271,9 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)
+	if o.OAuth != nil {
+		serveMetadata(mux, o.OAuth)
+	}
 	mux.HandleFunc("/", notFound)
 	return writeDeadlines(o.WriteTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// ServeMux answers an unclean spelling of a path ("//mcp",

@@ -19,6 +19,10 @@ type AuditRecord struct {
 	Session       string    `json:"session,omitempty"`
 	Client        string    `json:"client,omitempty"`
 	ClientVersion string    `json:"client_version,omitempty"`
+	// Subject and ClientID are the caller's verified OAuth identity (the
+	// token's sub and client_id), when the server takes OAuth tokens.
+	Subject  string `json:"subject,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
 	// Index is the op's position in its request.
 	Index int `json:"index"`
 	// Verb is the op's verb (as resolved; the name sent when it resolved

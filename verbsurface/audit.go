@@ -18,7 +18,7 @@ import (
 func AuditRecord(ctx context.Context, rec *OpRecord, args bool, prompts ...string) *policy.AuditRecord {
 	ci := RequestClient(ctx)
 	line := &policy.AuditRecord{
-		Time: time.Now().UTC(), Session: ci.Session, Client: ci.Name, ClientVersion: ci.Version,
+		Time: time.Now().UTC(), Session: ci.Session, Client: ci.Name, ClientVersion: ci.Version, Subject: ci.Subject, ClientID: ci.ClientID,
 		Index: rec.Index, Verb: rec.Verb, ArgsSHA256: rec.ArgsDigest,
 		Decision: rec.Decision, Rule: rec.Rule, Confirmed: rec.Confirmed,
 		Result: rec.Code, DurationMS: float64(rec.Duration.Microseconds()) / 1000, DryRun: rec.DryRun,

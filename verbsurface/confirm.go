@@ -313,10 +313,12 @@ func escapeJSONText(text string) string {
 
 // ClientInfo is who sent a request: the MCP session's id and the client's
 // name and version from initialize (or the request's _meta, on protocol
-// 2026-07-28). The binding puts it in the context an [Options.OnOp] hook
-// receives.
+// 2026-07-28); over HTTP with OAuth, also the verified token's subject and
+// client id (never the token). The binding puts it in the context an
+// [Options.OnOp] hook receives.
 type ClientInfo struct {
 	Session, Name, Version string
+	Subject, ClientID      string
 }
 
 type clientInfoKey struct{}
@@ -338,6 +340,10 @@ func requestClient(req *mcp.CallToolRequest) ClientInfo {
 	}
 	if impl := req.ClientInfo(); impl != nil {
 		ci.Name, ci.Version = impl.Name, impl.Version
+	}
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		ci.Subject = req.Extra.TokenInfo.UserID
+		ci.ClientID, _ = req.Extra.TokenInfo.Extra["client_id"].(string)
 	}
 	return ci
 }

@@ -62,6 +62,9 @@ type Config struct {
 	// Policy is a policy file (package policy): allow, ask or deny per
 	// verb and argument, checked against the live verbs at start.
 	Policy string `yaml:"policy"`
+	// OAuth makes the HTTP face accept OAuth 2.1 access tokens instead of
+	// the static token (see OAuthConfig).
+	OAuth *OAuthConfig `yaml:"oauth"`
 	// Timeout bounds each CLI command ("30s"); empty: dispatch's default.
 	Timeout string `yaml:"timeout"`
 	// Wait adds a job.wait verb over package wait (the CLI's observe

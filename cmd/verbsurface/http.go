@@ -39,6 +39,7 @@ type httpFlags struct {
 	// MaxConns, ReadTimeout, WriteTimeout, IdleTimeout, MaxBodyBytes,
 	// MaxDecodingBytes).
 	bounds mcphttp.Options
+	oauth  oauthFlags
 }
 
 // boundFlags are the flags of the connection and body bounds, the same
@@ -60,6 +61,7 @@ func (h *httpFlags) register(c *cobra.Command) {
 	fs.DurationVar(&b.IdleTimeout, "idle-timeout", mcphttp.DefaultIdleTimeout, "close an HTTP connection idle this long between requests")
 	fs.Int64Var(&b.MaxBodyBytes, "max-body-bytes", mcphttp.DefaultMaxBodyBytes, "largest HTTP request body (413 beyond)")
 	fs.Int64Var(&b.MaxDecodingBytes, "max-decoding-bytes", mcphttp.DefaultMaxDecodingBytes, "bytes of HTTP request bodies decoded and answered at once; the rest wait, unread (bounds memory)")
+	h.oauth.register(c)
 }
 
 // checkBounds refuses a bound that would turn its limit off or make it
@@ -88,7 +90,7 @@ func (h *httpFlags) checkBounds() error {
 // --insecure-no-auth); nil without --http.
 func (h *httpFlags) options(c *cobra.Command, getenv func(string) string) (*mcphttp.Options, error) {
 	if h.addr == "" {
-		for _, name := range append([]string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"}, boundFlags...) {
+		for _, name := range append([]string{"token-file", "insecure-no-auth", "allow-origin", "session-timeout", "max-sessions"}, append(boundFlags, oauthFlagNames...)...) {
 			if c.Flags().Changed(name) {
 				return nil, fmt.Errorf("--%s applies to --http only", name)
 			}
@@ -203,6 +205,12 @@ func (h *httpFlags) private(o *mcphttp.Options, name string, getenv func(string)
 func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags, o *mcphttp.Options, getenv func(string) string, stderr io.Writer) error {
 	if slices.Contains(f.cfg.Env.Pass, tokenEnv) {
 		return fmt.Errorf("%s: env.pass lists %s: the CLI would see the bearer token; remove it", f.cfg.file, tokenEnv)
+	}
+	if oc, err := hf.oauth.resolve(f.cfg.OAuth); err != nil || oc != nil {
+		if err != nil {
+			return fmt.Errorf("serve --http %s: %w", hf.addr, err)
+		}
+		return serveOAuth(ctx, f, server, hf, o, oc, stderr)
 	}
 	ln, err := mcphttp.Listen(hf.addr, o.Token)
 	if err != nil {

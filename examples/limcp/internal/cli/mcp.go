@@ -103,6 +103,8 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().DurationVar(&sessionTimeout, "session-timeout", server.DefaultSessionTimeout, "close an HTTP session idle this long")
 	c.Flags().IntVar(&maxSessions, "max-sessions", server.DefaultMaxSessions, "most HTTP sessions open at once")
 	registerHTTPBounds(c, &bounds)
+	var of oauthFlags
+	of.register(c)
 	c.Flags().BoolVar(&readOnly, "read-only", false, "admit only observe verbs (status, output, list, wait, ...)")
 	c.Flags().BoolVar(&noNotify, "no-notify", false, "do not attach the server's terminal notify to the runs it submits")
 	c.Flags().StringArrayVar(&roots, "root", nil, "allow callers to name files under this directory (repeatable; default: the working directory on stdio, none over HTTP)")
@@ -127,6 +129,10 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		// Read once, the token leaves the environment: nothing this
 		// process starts can inherit it, and nothing reads it later.
 		_ = os.Unsetenv(server.TokenEnv)
+		if err != nil {
+			return err
+		}
+		withOAuth, err := of.check(httpAddr, tokenFile, insecureNoAuth, hopts)
 		if err != nil {
 			return err
 		}
@@ -217,6 +223,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 				return ExitStatus(1)
 			}
 			return nil
+		}
+		if withOAuth {
+			return a.serveOAuth(ctx, srv, &of, httpAddr, hopts)
 		}
 		ln, err := server.Listen(httpAddr, hopts.Token)
 		if err != nil {
