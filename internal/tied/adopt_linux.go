@@ -28,15 +28,24 @@ import (
 // when they exit (on SIGCHLD), never by wait(-1), which would take the
 // exit status os/exec waits for. A child that Start started is never
 // reaped or killed here: Start records each one (pid and start time)
-// under the same lock the scans hold.
+// under the same lock the scans hold. Nor is any child not seen alive
+// carrying a command's tag: a zombie's environment cannot be read, and a
+// child another part of the process started with os/exec (a test, an
+// embedder) is that code's to wait for. An adopted process that cleared
+// its environment is left a zombie until this process exits.
 
 var adopt struct {
 	once    sync.Once
 	err     error
 	mu      sync.Mutex     // held by Start around fork and record, and by every scan
 	started map[int]uint64 // pid -> start time, for every process Start started
+	tagged  map[int]uint64 // pid -> start time, adopted and seen alive with a command's tag
 	self    int
 }
+
+// tagPrefix starts the environment entry dispatch tags a command with
+// (VERBSURFACE_RUN=…): an adopted process that carries one is a command's.
+var tagPrefix = []byte("VERBSURFACE_RUN=")
 
 // AdoptOrphans makes this process the reaper of its orphaned descendants,
 // once, and starts reaping the ones that exit. It fails where the kernel
@@ -50,6 +59,7 @@ func AdoptOrphans() error {
 		defer adopt.mu.Unlock()
 		adopt.self = os.Getpid()
 		adopt.started = map[int]uint64{}
+		adopt.tagged = map[int]uint64{}
 		for _, pid := range children() {
 			record(pid)
 		}
@@ -95,7 +105,28 @@ func adopted() []procid.Stat {
 			delete(adopt.started, pid)
 		}
 	}
+	for pid, t := range adopt.tagged {
+		if st, err := procid.ReadStat(pid); err != nil || st.StartTime != t {
+			delete(adopt.tagged, pid)
+		}
+	}
 	return out
+}
+
+// reapTagged reaps st when it is a zombie this process saw alive carrying
+// a command's tag, and otherwise notes it when it carries one now; called
+// with adopt.mu held.
+func reapTagged(st procid.Stat) {
+	if st.State == 'Z' {
+		if t, ok := adopt.tagged[st.PID]; ok && t == st.StartTime {
+			reap(st.PID)
+			delete(adopt.tagged, st.PID)
+		}
+		return
+	}
+	if _, ok := adopt.tagged[st.PID]; !ok && carriesPrefix(st.PID, tagPrefix) {
+		adopt.tagged[st.PID] = st.StartTime
+	}
 }
 
 // children are the pids whose parent is this process: from each thread's
@@ -142,9 +173,7 @@ func reapAdopted() {
 		}
 		adopt.mu.Lock()
 		for _, st := range adopted() {
-			if st.State == 'Z' {
-				reap(st.PID)
-			}
+			reapTagged(st)
 		}
 		adopt.mu.Unlock()
 	}
@@ -180,12 +209,14 @@ func KillAdopted(tag string, wait time.Duration) (found bool, survivors []int) {
 			t, sent := signalled[st.PID]
 			sent = sent && t == st.StartTime
 			if st.State == 'Z' {
-				reap(st.PID)
+				reapTagged(st)
 				continue
 			}
 			if !sent && !carries(st.PID, want) {
+				reapTagged(st) // another command's, perhaps: noted for its reaping
 				continue
 			}
+			adopt.tagged[st.PID] = st.StartTime
 			alive = append(alive, st.PID)
 			if !sent {
 				signalled[st.PID] = st.StartTime
@@ -204,6 +235,21 @@ func KillAdopted(tag string, wait time.Duration) (found bool, survivors []int) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// carriesPrefix reports whether pid's environment holds an entry that
+// starts with prefix.
+func carriesPrefix(pid int, prefix []byte) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if bytes.HasPrefix(kv, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // carries reports whether pid's environment holds the entry tag.

@@ -73,3 +73,29 @@ func TestKillAdopted(t *testing.T) {
 		t.Error("a tag nobody carries found something")
 	}
 }
+
+// TestAdoptionLeavesOtherChildrenAlone: a child another part of the
+// process starts with os/exec (not Start) is that code's to wait for: the
+// reaper, woken by every child's exit, never takes its exit status, and
+// KillAdopted neither kills nor reaps it. Before, the reaper took any
+// zombie child Start had not started, and os/exec's Wait failed with
+// "waitid: no child processes".
+func TestAdoptionLeavesOtherChildrenAlone(t *testing.T) {
+	if err := tied.AdoptOrphans(); err != nil {
+		t.Skipf("this kernel refuses a child subreaper: %v", err)
+	}
+	for i := range 40 {
+		cmd := exec.Command("sh", "-c", "exit 3")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond) // the exit's SIGCHLD wakes the reaper first
+		if i%2 == 0 {
+			tied.KillAdopted("VERBSURFACE_RUN=nobody", 10*time.Millisecond)
+		}
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			t.Fatalf("round %d: os/exec's Wait: %v; want exit status 3 (the reaper took the child)", i, err)
+		}
+	}
+}
