@@ -8,7 +8,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -27,11 +29,20 @@ func TestFlowRefusedAsItPassesRunBytes(t *testing.T) {
 	for i := range 64 {
 		steps += "  - {id: s" + itoa(i) + ", model: echo, prompt: '{{.prompt}}{{.prompt}}{{.prompt}}{{.prompt}}'}\n"
 	}
-	spec := e.writeFile("wide.yaml", steps)
+	// The files sit beside the home: the home is never inside a root.
+	files := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(files, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	spec := write("wide.yaml", steps)
 	big := strings.Repeat("p", 1<<20)
-	promptFile := e.writeFile("big.txt", big)
+	promptFile := write("big.txt", big)
 
-	c := e.dialStdio(nil, nil, "--root", e.home)
+	c := e.dialStdio(nil, nil, "--root", files)
 	o := c.fail("cli_error", "flow.submit", map[string]any{"spec": spec, "prompt": big}, c.help("flow.submit").SchemaFingerprint)
 	var d struct {
 		Code    string
