@@ -187,7 +187,7 @@ func TestTokenNeverInsideARoot(t *testing.T) {
 		args []string
 		file string
 	}{
-		{"a generated token's directory inside the root", vsEnv(t, inRoot), []string{"--http", "127.0.0.1:0"}, filepath.Join(inRoot, "verbsurface", "links", "token")},
+		{"a generated token's directory inside the root", vsEnv(t, inRoot), []string{"--http", "127.0.0.1:0"}, filepath.Join(inRoot, "verbsurface", "links", "mcp-token")},
 		{"a token file inside the root", vsEnv(t, t.TempDir()), []string{"--http", "127.0.0.1:0", "--token-file", token}, token},
 	} {
 		t.Run(c.name, func(t *testing.T) {
