@@ -3,6 +3,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,5 +47,35 @@ func TestMCPInstallChecks(t *testing.T) {
 	out, stderr, code := e.limcp("mcp", "install", "cursor")
 	if code != 0 || !strings.Contains(out, `check: started `+limcpBin+` mcp as the client will`) || !strings.Contains(out, `a client will see the one tool "request"`) {
 		t.Fatalf("limcp mcp install cursor: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestMCPInstallWritesThroughADanglingLink (issue 36, LOW #13): a client
+// configuration kept in a dotfiles repository is a symlink, and before its
+// target exists the link dangles. `limcp mcp install cursor` replaced such
+// a link with a regular file, cutting it from the repository; now it
+// writes through the link, creating the target, and the link stays.
+func TestMCPInstallWritesThroughADanglingLink(t *testing.T) {
+	e := newClientEnv(t)
+	dots := filepath.Join(e.user, "dotfiles")
+	for _, d := range []string{dots, filepath.Join(e.user, ".cursor")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(e.user, ".cursor", "mcp.json")
+	if err := os.Symlink("../dotfiles/cursor.json", link); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := e.limcp("mcp", "install", "cursor"); code != 0 {
+		t.Fatalf("limcp mcp install cursor: exit %d\n%s%s", code, out, stderr)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the configuration link was replaced: %v, mode %v", err, fi.Mode())
+	}
+	b, err := os.ReadFile(filepath.Join(dots, "cursor.json"))
+	if err != nil || !strings.Contains(string(b), `"limcp"`) {
+		t.Fatalf("the link's target holds no server entry: %v\n%s", err, b)
 	}
 }
