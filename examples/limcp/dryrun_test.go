@@ -67,3 +67,30 @@ func TestDryRunThroughLimcp(t *testing.T) {
 		t.Fatal("the real submit after a dry run started nothing")
 	}
 }
+
+// TestWaitBoundsThroughLimcp (issue 36, LOW #15): through the built limcp,
+// each of 16 job.wait ops asking for a 50 ms poll gets the floor, 250 ms,
+// and says so. (That the wait ops of one request share one 300 s budget is
+// shown in process, by verbsurface's TestWaitHandlerBoundsTheRequest:
+// through the binary it would hold this suite for five minutes.)
+func TestWaitBoundsThroughLimcp(t *testing.T) {
+	e := newEnv(t)
+	c := e.dialStdio(nil, nil)
+	s := c.submitEcho("echo", "quick")
+	var ops []any
+	for range 16 {
+		ops = append(ops, map[string]any{"op": "job.wait", "args": map[string]any{"ids": []string{s.ID}, "max_wait_seconds": 0, "poll_interval_seconds": 0.05}})
+	}
+	r := c.request(map[string]any{"ops": ops})
+	if len(r.Results) != 16 {
+		t.Fatalf("%s", r.raw)
+	}
+	for i, o := range r.Results {
+		var w struct {
+			Poll float64 `json:"poll_interval_seconds"`
+		}
+		if !o.OK || json.Unmarshal(o.Result, &w) != nil || w.Poll != 0.25 {
+			t.Fatalf("op %d: %s; want the 0.25 s poll floor echoed", i, o.raw)
+		}
+	}
+}
