@@ -28,6 +28,59 @@ type Config struct {
 	Dir        string        // working directory ("" : this process's)
 	Timeout    time.Duration // DefaultTimeout when zero or less
 	MinVersion string        // named when the answer does not decode ("3.9")
+	MaxOutput  int64         // the most the walker may print; DefaultMaxOutput when zero or less
+}
+
+// DefaultMaxOutput bounds what a walker prints: the model of a parser of
+// thousands of commands is a few megabytes; a walker past this is stopped,
+// so a hostile or broken parser cannot fill the operator's memory.
+const DefaultMaxOutput = 256 << 20
+
+// stderrKeep is how much of a walker's stderr is kept (its end, which
+// holds a traceback's cause).
+const stderrKeep = 64 << 10
+
+// cappedBuffer keeps what is written up to max bytes; past it, it keeps
+// nothing more, notes the overflow, and calls over once (to stop the
+// writer).
+type cappedBuffer struct {
+	buf      bytes.Buffer
+	max      int64
+	overflow bool
+	over     func()
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.overflow {
+		return len(p), nil
+	}
+	if int64(c.buf.Len()+len(p)) > c.max {
+		c.overflow = true
+		c.over()
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+// tailBuffer keeps the last keep bytes written.
+type tailBuffer struct {
+	buf  []byte
+	keep int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.keep {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.keep:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	if len(t.buf) > t.keep {
+		return string(t.buf[len(t.buf)-t.keep:])
+	}
+	return string(t.buf)
 }
 
 // Failure is a walk that produced no answer. Kind is "python_missing" (the
@@ -76,13 +129,21 @@ func Run(ctx context.Context, cfg Config, source, mode string, request, answer a
 	cmd.Dir = cfg.Dir
 	cmd.Env = Env(cfg.PythonPath)
 	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	maxOut := cfg.MaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
+	}
+	stdout := &cappedBuffer{max: maxOut, over: cancel}
+	stderr := &tailBuffer{keep: stderrKeep}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
 	err = startTied(cmd)
 	if err == nil {
 		err = cmd.Wait()
+	}
+	if stdout.overflow {
+		return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s printed more than %d bytes and was stopped: a parser's model is never that large", path, maxOut)}
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -97,7 +158,7 @@ func Run(ctx context.Context, cfg Config, source, mode string, request, answer a
 		}
 		return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s failed: %v: %s", path, err, msg)}
 	}
-	dec := json.NewDecoder(&stdout)
+	dec := json.NewDecoder(&stdout.buf)
 	dec.UseNumber()
 	if err := dec.Decode(answer); err != nil {
 		return &Failure{Kind: "python_failed", Message: fmt.Sprintf("%s printed no valid answer (%v); is it Python %s or later?", path, err, cfg.MinVersion)}
