@@ -342,8 +342,11 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		cmd.Stdin = null // otherwise exec opens /dev/null itself, and says why it cannot
 	}
 	cmd.Args, cmd.ExtraFiles = inheritSnapshots(cmd.Args) // prompt and file snapshots by descriptor
+	// Every command is tagged once this process adopts orphans, so that
+	// what it detaches is known as a command's and reaped when it exits;
+	// only a runner that ends detached work kills it with the op.
 	tag := ""
-	if r.endDetach {
+	if r.endDetach || tied.Adopting() {
 		tag = runTag()
 		cmd.Env = append(slices.Clip(r.env), tag)
 	}
@@ -399,7 +402,7 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	}
 	_ = cmd.Wait() // reaps the leader; its status is read from ProcessState
 	res.GroupStopped, res.Survivors = g.sweep(stopKind != "", deadline, r.grace)
-	if tag != "" {
+	if r.endDetach {
 		var left []int
 		res.DetachedStopped, left = tied.KillAdopted(tag, killWait)
 		res.Survivors = append(res.Survivors, left...)

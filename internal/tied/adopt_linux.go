@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,14 @@ var adopt struct {
 	self    int
 }
 
+// adopting is set once AdoptOrphans succeeded.
+var adopting atomic.Bool
+
+// Adopting reports whether this process adopts its orphaned descendants
+// ([AdoptOrphans] succeeded): then every command should carry a tag, so
+// that what it leaves behind is known as a command's and reaped.
+func Adopting() bool { return adopting.Load() }
+
 // tagPrefix starts the environment entry dispatch tags a command with
 // (VERBSURFACE_RUN=…): an adopted process that carries one is a command's.
 var tagPrefix = []byte("VERBSURFACE_RUN=")
@@ -67,6 +76,7 @@ func AdoptOrphans() error {
 			adopt.err = err
 			return
 		}
+		adopting.Store(true)
 		go reapAdopted()
 	})
 	return adopt.err

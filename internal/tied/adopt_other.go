@@ -15,5 +15,8 @@ func AdoptOrphans() error {
 	return errors.New("adopting orphaned descendants is not supported on " + runtime.GOOS)
 }
 
+// Adopting reports false: nothing is adopted here.
+func Adopting() bool { return false }
+
 // KillAdopted finds nothing where nothing is adopted.
 func KillAdopted(string, time.Duration) (bool, []int) { return false, nil }
