@@ -52,21 +52,25 @@ type Provider struct {
 // Start starts a provider, stopped when t ends.
 func Start(t testing.TB) *Provider {
 	t.Helper()
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
+	// The listener first, for the issuer's URL; the server starts only
+	// once the provider is its handler, so no request can see it unset.
+	srv := httptest.NewUnstartedServer(nil)
+	issuer := "http://" + srv.Listener.Addr().String()
 	st := &store{
-		Storage: storage.NewStorage(storage.NewUserStore(srv.URL)),
+		Storage: storage.NewStorage(storage.NewUserStore(issuer)),
 		clients: map[string]Client{},
 	}
 	st.Rotate()
 	cfg := &op.Config{CryptoKey: [32]byte{1}, CodeMethodS256: true}
-	p, err := op.NewOpenIDProvider(srv.URL, cfg, st, op.WithAllowInsecure())
+	p, err := op.NewOpenIDProvider(issuer, cfg, st, op.WithAllowInsecure())
 	if err != nil {
+		srv.Close()
 		t.Fatalf("oauthtest: %v", err)
 	}
-	h = p
-	return &Provider{Issuer: srv.URL, store: st}
+	srv.Config.Handler = p
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return &Provider{Issuer: issuer, store: st}
 }
 
 // AddClient registers c.
