@@ -70,9 +70,10 @@ func TestDryRunThroughLimcp(t *testing.T) {
 
 // TestWaitBoundsThroughLimcp (issue 36, LOW #15): through the built limcp,
 // each of 16 job.wait ops asking for a 50 ms poll gets the floor, 250 ms,
-// and says so. (That the wait ops of one request share one 300 s budget is
-// shown in process, by verbsurface's TestWaitHandlerBoundsTheRequest:
-// through the binary it would hold this suite for five minutes.)
+// and says so; and the 16 wait ops of one request share one budget
+// (--max-request-wait, 5 minutes by default; 2 s here, so the test holds
+// the suite for seconds, not the 16 x 25 s the ops ask for): the windows
+// they echo add up to the budget, not to what they asked.
 func TestWaitBoundsThroughLimcp(t *testing.T) {
 	e := newEnv(t)
 	c := e.dialStdio(nil, nil)
@@ -92,5 +93,30 @@ func TestWaitBoundsThroughLimcp(t *testing.T) {
 		if !o.OK || json.Unmarshal(o.Result, &w) != nil || w.Poll != 0.25 {
 			t.Fatalf("op %d: %s; want the 0.25 s poll floor echoed", i, o.raw)
 		}
+	}
+
+	b := e.dialStdio(nil, nil, "--max-request-wait", "2s")
+	slow := b.submitEcho("echo:delay=10m", "slow")
+	ops = nil
+	for range 16 {
+		ops = append(ops, map[string]any{"op": "job.wait", "args": map[string]any{"ids": []string{slow.ID}, "max_wait_seconds": 25}})
+	}
+	r = b.request(map[string]any{"ops": ops})
+	if len(r.Results) != 16 {
+		t.Fatalf("%s", r.raw)
+	}
+	total := 0.0
+	for i, o := range r.Results {
+		var w struct {
+			Window      float64 `json:"max_wait_seconds"`
+			AllTerminal bool    `json:"all_terminal"`
+		}
+		if !o.OK || json.Unmarshal(o.Result, &w) != nil || w.AllTerminal {
+			t.Fatalf("op %d: %s", i, o.raw)
+		}
+		total += w.Window
+	}
+	if total > 2 {
+		t.Fatalf("the 16 wait ops echo windows of %.2f s in all; the request's budget is 2 s", total)
 	}
 }

@@ -116,6 +116,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 	c.Flags().StringVar(&auditFile, "audit", "", "append one JSON line per op to this file (created 0600, rotated by size)")
 	c.Flags().BoolVar(&auditArgs, "audit-args", false, "write argument values to the audit too (prompts only as size and SHA-256)")
 	c.Flags().Int64Var(&auditMaxBytes, "audit-max-bytes", 0, "rotate the audit file past this size (default 64 MiB; -1: never)")
+	c.Flags().DurationVar(&limits.MaxRequestWait, "max-request-wait", 0, "the most the job.wait ops of one request wait, together (default 5m)")
 	c.Flags().IntVar(&limits.MaxInFlight, "max-inflight", 0, "commands run at once across all clients, the rest queued in order (default 2 x CPUs; -1: no cap)")
 	c.Flags().IntVar(&limits.SpawnsPerMinute, "spawns-per-minute", 0, "runs a client may start per minute before rate_limited (default 60; -1: no cap)")
 	c.Flags().IntVar(&limits.MaxResponseBytes, "max-response-bytes", 0, "bytes one response may hold before an op's result is response_too_large (default 4 MiB; -1: no cap)")

@@ -29,7 +29,7 @@ var observeCommand = []string{"job", "observe", "--json"}
 // or cancels ends the observation (the observe subprocess is stopped), and
 // the run goes on.
 func (s *Server) jobWait() verbsurface.Handler {
-	o := &verbsurface.WaitHandlerOptions{Observe: observeCommand, Runner: s.scrub.runner(s.runner)}
+	o := &verbsurface.WaitHandlerOptions{Observe: observeCommand, Runner: s.scrub.runner(s.runner), MaxRequestWait: s.opts.Limits.MaxRequestWait}
 	if !s.opts.NoStoreSignal || s.notify != nil {
 		o.Wake = func(ctx context.Context) <-chan struct{} { return s.hub.subscribe(ctx, WakeGap) }
 	}

@@ -123,6 +123,10 @@ type Limits struct {
 	SpawnsPerMinute  int                              // spawn ops per client per minute (default 60)
 	MaxResponseBytes int                              // bytes per response (default 4 MiB)
 	ClientKey        func(ctx context.Context) string // the rate-limit key of a request; nil: one bucket
+	// MaxRequestWait bounds the time the job.wait ops of one request spend
+	// waiting, together (verbsurface.WaitHandlerOptions.MaxRequestWait:
+	// 300 s when zero).
+	MaxRequestWait time.Duration
 }
 
 // Server is limcp's MCP server face: one surface over limcp's own command
