@@ -86,7 +86,7 @@ func (s *Surface) entries(ctx context.Context, rs *requestState) []catalogEntry 
 		case p.fenced != "":
 			continue // never shown: a fenced command is not even named
 		case p.ok():
-			e.line = v.Name + p.signature + " — " + clip(s.summary(v, p), catalogSummaryMax)
+			e.line = catalogLine(v, p, s.summary(v, p))
 		case p.internal != nil:
 			e.unavailable = &UnavailableVerb{Verb: v.Name, Reason: "internal error: " + p.internal.Error()}
 		default:
@@ -95,6 +95,12 @@ func (s *Surface) entries(ctx context.Context, rs *requestState) []catalogEntry 
 		out = append(out, e)
 	}
 	return out
+}
+
+// catalogLine is a verb's line in the catalog, a listing or a search:
+// "agent.submit(model, prompt, +11) — start one agent run".
+func catalogLine(v *Verb, p *projection, summary string) string {
+	return v.Name + p.signature + " — " + clip(summary, catalogSummaryMax)
 }
 
 // helpBudget is the byte budget of one help answer's text.

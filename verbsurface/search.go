@@ -115,7 +115,7 @@ func (si *searchIndex) rebuild(s *Surface, verbs []offeredVerb, key []*projector
 	for i, o := range verbs {
 		summary := s.summary(o.v, o.p)
 		docs[i] = searchDoc(o.v, summary, o.p.cmd)
-		lines[i] = o.v.Name + o.p.signature + " — " + clip(summary, catalogSummaryMax)
+		lines[i] = catalogLine(o.v, o.p, summary)
 	}
 	idx, err := rank.New(docs)
 	if err != nil {
