@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"slices"
@@ -53,9 +54,11 @@ func TestVerifyIntrospected(t *testing.T) {
 	p.AddClient(oauthtest.Client{ID: "early", Secret: "s3", Audience: []string{audience}, Skew: -time.Hour, Opaque: true})
 	p.AddClient(oauthtest.Client{ID: "other", Secret: "s4", Audience: []string{"https://other.example/mcp"}, Opaque: true})
 	p.AddClient(oauthtest.Client{ID: "jwt", Secret: "s5", Audience: []string{audience}})
+	addOtherResources(p, true)
 	count := &introspections{}
 	v := introspectingVerifier(t, p, nil, count, 0)
 	ctx := context.Background()
+	checkOtherResources(t, p, v)
 
 	t.Run("good token", func(t *testing.T) {
 		tok := p.Token(t, "good", "verbsurface:read", "verbsurface:write")
@@ -101,6 +104,9 @@ func TestVerifyIntrospected(t *testing.T) {
 		forged := parts[0] + "." + parts[1] + "." + strings.Repeat("A", len(parts[2]))
 		_, err := v.Verify(ctx, forged, nil)
 		checkRefused(t, err, forged, "signature does not verify")
+		none := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none"}`)) + "." + parts[1] + "."
+		_, err = v.Verify(ctx, none, nil)
+		checkRefused(t, err, none, "accepted algorithm")
 		if _, err := v.Verify(ctx, good, nil); err != nil {
 			t.Fatal(err)
 		}
