@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -154,6 +156,22 @@ func TestIntrospectionUnavailable(t *testing.T) {
 	check(t, p2.Token(t, "good"), "401")
 }
 
+// A JWT whose keys cannot be fetched is neither accepted nor refused
+// either: the key set past its age, the issuer down, ErrUnavailable.
+func TestKeysUnavailable(t *testing.T) {
+	p := oauthtest.Start(t)
+	p.AddClient(oauthtest.Client{ID: "good", Secret: "s1", Audience: []string{audience}})
+	clk := &clock{t: time.Now()}
+	v := newVerifier(t, p, clk, nil)
+	tok := p.Token(t, "good")
+	p.Close()
+	clk.Add(oauth.DefaultKeysMaxAge)
+	_, err := v.Verify(context.Background(), tok, nil)
+	if !errors.Is(err, oauth.ErrUnavailable) || errors.Is(err, auth.ErrInvalidToken) || strings.Contains(err.Error(), tok) {
+		t.Fatalf("Verify with the key set out of reach: %v; want ErrUnavailable without the token", err)
+	}
+}
+
 // Introspection answers are reused: for at most CacheTTL, never past the
 // token's exp, and at most CacheSize of them.
 func TestIntrospectionCache(t *testing.T) {
@@ -222,6 +240,26 @@ func TestIntrospectionCache(t *testing.T) {
 		}
 		if n := count.n.Load(); n != 4 {
 			t.Fatalf("%d introspections, want 4 (the first was dropped)", n)
+		}
+	})
+	t.Run("concurrent callers", func(t *testing.T) {
+		v := introspectingVerifier(t, p, nil, &introspections{}, 2)
+		toks := []string{p.Token(t, "good"), p.Token(t, "good"), p.Token(t, "good")}
+		var wg sync.WaitGroup
+		errs := make(chan error, 8*len(toks))
+		for range 8 {
+			for _, tok := range toks {
+				wg.Go(func() {
+					if info, err := v.Verify(ctx, tok, nil); err != nil || info.UserID != "good" {
+						errs <- fmt.Errorf("%v %v", info, err)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
 		}
 	})
 	t.Run("a caller's change does not reach the cache", func(t *testing.T) {

@@ -241,7 +241,7 @@ func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*
 		if errors.Is(err, auth.ErrInvalidToken) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("oauth: the issuer's keys could not be read: %w", err)
+		return nil, fmt.Errorf("%w: its keys could not be read: %w", ErrUnavailable, err)
 	}
 	if key.Algorithm != "" && key.Algorithm != h.Algorithm {
 		return nil, invalid("it is signed with %s but its key is for %s", h.Algorithm, key.Algorithm)
