@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,17 +59,8 @@ func TestOAuthExchangeConfig(t *testing.T) {
 // is not one is refused.
 func TestOAuthExchangeYAML(t *testing.T) {
 	dir := copyFixture(t)
-	base, err := os.ReadFile(filepath.Join(dir, "notes.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	write := func(section string) string {
-		path := filepath.Join(dir, "notes-exchange.yaml")
-		doc := string(base) + "\noauth:\n  issuer: https://id.example\n  audience: https://mcp.example/mcp\n" + section
-		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return notesWith(t, dir, "notes-exchange.yaml", "\noauth:\n  issuer: https://id.example\n  audience: https://mcp.example/mcp\n"+section)
 	}
 	c, err := LoadConfig(write("  exchange: {audience: https://api.example, env: API_TOKEN, scopes: [api:read], client: {client_id: mcp, secret_file: s}}\n"))
 	if err != nil {

@@ -28,16 +28,8 @@ func TestHTTPServeOAuthIntrospection(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "client-secret"), []byte(secret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withSection := filepath.Join(dir, "notes-oauth.yaml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := "\noauth:\n  issuer: " + p.Issuer + "\n  audience: " + oauthAudience +
-		"\n  introspection: {client_id: notes-server, secret_file: client-secret}\n"
-	if err := os.WriteFile(withSection, append(b, section...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	withSection := notesWith(t, dir, "notes-oauth.yaml", "\noauth:\n  issuer: "+p.Issuer+"\n  audience: "+oauthAudience+
+		"\n  introspection: {client_id: notes-server, secret_file: client-secret}\n")
 	for name, args := range map[string][]string{
 		"flags": {"-c", config, "--http", "127.0.0.1:0", "--oauth-issuer", p.Issuer, "--oauth-audience", oauthAudience,
 			"--oauth-introspection-client-id", "notes-server", "--oauth-introspection-secret-file", filepath.Join(dir, "client-secret")},
@@ -77,15 +69,8 @@ func TestHTTPServeOAuthIntrospectionRefusals(t *testing.T) {
 	if err := os.WriteFile(loose, []byte("s\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inline := filepath.Join(dir, "notes-inline.yaml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := "\noauth:\n  issuer: " + p.Issuer + "\n  audience: " + oauthAudience + "\n  introspection: {client_id: notes-server, secret: s}\n"
-	if err := os.WriteFile(inline, append(b, section...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	inline := notesWith(t, dir, "notes-inline.yaml", "\noauth:\n  issuer: "+p.Issuer+"\n  audience: "+oauthAudience+
+		"\n  introspection: {client_id: notes-server, secret: s}\n")
 	base := []string{"--http", "127.0.0.1:0", "--oauth-issuer", p.Issuer, "--oauth-audience", oauthAudience}
 	for name, c := range map[string]struct {
 		args []string
@@ -103,4 +88,19 @@ func TestHTTPServeOAuthIntrospectionRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notesWith writes the fixture's notes.yaml in dir with more appended,
+// as dir/name, and returns its path.
+func notesWith(t *testing.T, dir, name, more string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "notes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, append(b, more...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -10,7 +10,32 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
+
+// orDefault is v, or def when v is not positive (a Config's zero value).
+func orDefault[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// clientOrDefault is c, or a client with a 10-second timeout.
+func clientOrDefault(c *http.Client) *http.Client {
+	if c == nil {
+		return &http.Client{Timeout: 10 * time.Second}
+	}
+	return c
+}
+
+// nowOrDefault is now, or time.Now.
+func nowOrDefault(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}
 
 // checkURL refuses a URL that is not absolute https (http on a loopback
 // host), or that carries a fragment or user information.

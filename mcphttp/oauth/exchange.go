@@ -96,18 +96,9 @@ func NewExchanger(ctx context.Context, cfg *ExchangeConfig) (*Exchanger, error) 
 	if c.Credentials.ClientID == "" || c.Credentials.Secret == "" {
 		return nil, errors.New("oauth: token exchange needs this server's client id and secret")
 	}
-	if c.Client == nil {
-		c.Client = &http.Client{Timeout: 10 * time.Second}
-	}
-	if c.Margin <= 0 {
-		c.Margin = DefaultExchangeMargin
-	}
-	if c.CacheSize <= 0 {
-		c.CacheSize = DefaultExchangeCacheSize
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Client, c.Now = clientOrDefault(c.Client), nowOrDefault(c.Now)
+	c.Margin = orDefault(c.Margin, DefaultExchangeMargin)
+	c.CacheSize = orDefault(c.CacheSize, DefaultExchangeCacheSize)
 	meta, err := discover(ctx, c.Client, c.Issuer)
 	if err != nil {
 		return nil, err

@@ -53,12 +53,8 @@ func newIntrospector(c *Config, meta *issuerMetadata) (*introspector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.CacheTTL <= 0 {
-		c.CacheTTL = DefaultCacheTTL
-	}
-	if c.CacheSize <= 0 {
-		c.CacheSize = DefaultCacheSize
-	}
+	c.CacheTTL = orDefault(c.CacheTTL, DefaultCacheTTL)
+	c.CacheSize = orDefault(c.CacheSize, DefaultCacheSize)
 	return &introspector{cfg: c, endpoint: endpoint, cache: newCache[*auth.TokenInfo](c.CacheSize), slots: make(chan struct{}, maxIntrospections)}, nil
 }
 

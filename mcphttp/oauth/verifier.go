@@ -109,21 +109,10 @@ func New(ctx context.Context, cfg *Config) (*Verifier, error) {
 	if err := checkURL("audience", c.Audience); err != nil {
 		return nil, err
 	}
-	if c.Client == nil {
-		c.Client = &http.Client{Timeout: 10 * time.Second}
-	}
-	if c.Leeway <= 0 {
-		c.Leeway = DefaultLeeway
-	}
-	if c.MinRefresh <= 0 {
-		c.MinRefresh = DefaultMinRefresh
-	}
-	if c.KeysMaxAge <= 0 {
-		c.KeysMaxAge = DefaultKeysMaxAge
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Client, c.Now = clientOrDefault(c.Client), nowOrDefault(c.Now)
+	c.Leeway = orDefault(c.Leeway, DefaultLeeway)
+	c.MinRefresh = orDefault(c.MinRefresh, DefaultMinRefresh)
+	c.KeysMaxAge = orDefault(c.KeysMaxAge, DefaultKeysMaxAge)
 	v := &Verifier{cfg: c}
 	meta, err := discover(ctx, c.Client, c.Issuer)
 	if err != nil {
