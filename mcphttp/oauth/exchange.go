@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -144,6 +145,7 @@ func (e *Exchanger) Exchange(ctx context.Context, subjectToken, audience string)
 	}
 	key := tokenKey(subjectToken, audience)
 	if t, ok := e.cache.get(key, e.cfg.Now()); ok {
+		t.Scopes = slices.Clone(t.Scopes) // the caller's to change
 		return t, nil
 	}
 	form := url.Values{

@@ -143,6 +143,14 @@ func TestExchangeCache(t *testing.T) {
 		if err != nil || again.AccessToken != first.AccessToken || count.n.Load() != 1 {
 			t.Fatalf("within the lifetime less the margin: %v, %d requests; want the same token, 1 request", err, count.n.Load())
 		}
+		// A caller changing what it got does not change what is kept.
+		if len(again.Scopes) != 1 || again.Scopes[0] != "backend:read" {
+			t.Fatalf("scopes %q, want [backend:read]", again.Scopes)
+		}
+		again.Scopes[0] = "backend:admin"
+		if kept, _ := e.Exchange(ctx, caller, backend); kept.Scopes[0] != "backend:read" {
+			t.Errorf("the kept token's scopes changed by a caller: %q", kept.Scopes)
+		}
 		clk.Add(5 * time.Second)
 		fresh, err := e.Exchange(ctx, caller, backend)
 		if err != nil || fresh.AccessToken == first.AccessToken || count.n.Load() != 2 {
