@@ -15,7 +15,23 @@ import (
 // one of scopes. The issuer's metadata and keys are read now (package
 // mcphttp/oauth), so a wrong issuer stops the server before it serves.
 func OAuth(ctx context.Context, issuer, audience string, scopes []string) (*mcphttp.OAuth, error) {
-	v, err := oauth.New(ctx, &oauth.Config{Issuer: issuer, Audience: audience, Scopes: scopes})
+	return OAuthIntrospecting(ctx, issuer, audience, scopes, "", "")
+}
+
+// OAuthIntrospecting is [OAuth] accepting opaque tokens too, by the
+// issuer's introspection endpoint as the client clientID whose secret is
+// in secretFile (mcphttp.ReadSecretFile: the user's own file, mode 0600);
+// an empty clientID is OAuth.
+func OAuthIntrospecting(ctx context.Context, issuer, audience string, scopes []string, clientID, secretFile string) (*mcphttp.OAuth, error) {
+	cfg := &oauth.Config{Issuer: issuer, Audience: audience, Scopes: scopes}
+	if clientID != "" {
+		secret, err := mcphttp.ReadSecretFile(secretFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Introspection = &oauth.Credentials{ClientID: clientID, Secret: secret}
+	}
+	v, err := oauth.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
