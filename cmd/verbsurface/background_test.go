@@ -21,7 +21,7 @@ import (
 // its state in a directory of the test's own.
 // files are more files for the configuration's directory, name then
 // content.
-func bgFront(t *testing.T, extra string, files ...string) *front {
+func bgFront(t testing.TB, extra string, files ...string) *front {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	supervisorExe = func() (string, error) { return vsBin, nil }
@@ -52,7 +52,7 @@ func bgFront(t *testing.T, extra string, files ...string) *front {
 }
 
 // handle answers one request through the front's surface.
-func (f *front) handleJSON(t *testing.T, req string) map[string]any {
+func (f *front) handleJSON(t testing.TB, req string) map[string]any {
 	t.Helper()
 	var out map[string]any
 	if err := json.Unmarshal(f.surface.Handle(context.Background(), json.RawMessage(req), nil).JSON(), &out); err != nil {
@@ -65,7 +65,7 @@ func firstResult(r map[string]any) map[string]any {
 	return r["results"].([]any)[0].(map[string]any)
 }
 
-func (f *front) fingerprint(t *testing.T, verb string) string {
+func (f *front) fingerprint(t testing.TB, verb string) string {
 	t.Helper()
 	h := f.handleJSON(t, `{"help":"`+verb+`"}`)["help"].(map[string]any)
 	return h["schema_fingerprint"].(string)
@@ -109,7 +109,7 @@ func TestBackgroundResultIsTheForegroundResult(t *testing.T) {
 }
 
 // startRun starts script through sh.run and returns its run id.
-func (f *front) startRun(t *testing.T, script string) string {
+func (f *front) startRun(t testing.TB, script string) string {
 	t.Helper()
 	r := firstResult(f.handleJSON(t, `{"ops":[{"op":"sh.run","fingerprint":"`+f.fingerprint(t, "sh.run")+`","args":{"script":`+jsonString(script)+`}}]}`))
 	data, _ := r["result"].(map[string]any)
@@ -121,7 +121,7 @@ func (f *front) startRun(t *testing.T, script string) string {
 }
 
 // op runs one op and returns its result object.
-func (f *front) op(t *testing.T, op string) map[string]any {
+func (f *front) op(t testing.TB, op string) map[string]any {
 	t.Helper()
 	return firstResult(f.handleJSON(t, `{"ops":[`+op+`]}`))
 }
