@@ -297,3 +297,52 @@ func writeFile(t *testing.T, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A real program with a large input: yamllint over a tree of a thousand
+// YAML files with findings, started in the background through a real
+// go-sdk client, followed by offset while it runs, waited on; its result
+// is exactly the foreground op's on the same tree.
+func TestBackgroundRealProgramLargeInput(t *testing.T) {
+	needProgram(t, "yamllint", "yamllint")
+	dir := copyTestdata(t, "background", "yamllint.yaml")
+	files := map[string]string{}
+	for i := range 1000 {
+		files[fmt.Sprintf("tree/d%02d/f%03d.yaml", i%20, i)] = fmt.Sprintf("---\nkey%d:  [1,2]\nlist: [a,b]\n", i)
+	}
+	writeFiles(t, dir, files)
+	tree := filepath.Join(dir, "tree")
+	c := serve(t, filepath.Join(dir, "yamllint.yaml"), "XDG_STATE_HOME="+t.TempDir())
+	_, fp := c.help("lint.background")
+	start := c.op(`{"op":"lint.background","fingerprint":"` + fp + `","args":{"files":[` + jsonString(tree) + `]}}`)
+	id, _ := start["result"].(map[string]any)["run_id"].(string)
+	if id == "" {
+		t.Fatalf("start: %v", start)
+	}
+	// Follow the output while it runs: chunks continue one another.
+	var followed strings.Builder
+	offset := 0.0
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
+		out := c.op(`{"op":"job.output","args":{"id":"` + id + `","offset":` + jsonString(offset) + `,"length":65536}}`)["result"].(map[string]any)
+		followed.WriteString(out["data"].(string))
+		offset = out["next_offset"].(float64)
+		if out["eof"] == true {
+			break
+		}
+		if out["data"] == "" {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	e := c.waitEnded(id)[id]
+	if e["status"] != "completed" {
+		t.Fatalf("the lint ended %v", e)
+	}
+	bg := c.result(id)
+	fg := c.op(`{"op":"lint","args":{"files":[` + jsonString(tree) + `]}}`)
+	if bg["ok"] != true || jsonString(bg["result"]) != jsonString(fg["result"]) {
+		t.Fatalf("background result differs from the foreground op's:\n%.400s\n%.400s", jsonString(bg), jsonString(fg))
+	}
+	output := fg["result"].(map[string]any)["output"].(string)
+	if followed.String() != output || strings.Count(output, "\n") < 2000 {
+		t.Fatalf("followed %d bytes, the result has %d (%d lines)", followed.Len(), len(output), strings.Count(output, "\n"))
+	}
+}
