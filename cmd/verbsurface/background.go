@@ -456,13 +456,7 @@ func readChunk(path string, offset, length int64, growing bool) ([]byte, error) 
 type opResult struct {
 	OK    bool            `json:"ok"`
 	Data  json.RawMessage `json:"result,omitempty"`
-	Error *opError        `json:"error,omitempty"`
-}
-
-type opError struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
+	Error *kill.Failure   `json:"error,omitempty"` // a coded failure: code, message, details
 }
 
 // result reads an ended run's output as the foreground op would have:
@@ -470,22 +464,22 @@ type opError struct {
 func (b *backgrounds) result(rec runs.Record) opResult {
 	v := b.verbs[rec.Verb]
 	if v == nil {
-		return opResult{Error: &opError{Code: "unknown_verb", Message: fmt.Sprintf("the run's verb %q is no longer configured, so its output cannot be read as that verb's", rec.Verb)}}
+		return opResult{Error: &kill.Failure{Code: "unknown_verb", Message: fmt.Sprintf("the run's verb %q is no longer configured, so its output cannot be read as that verb's", rec.Verb)}}
 	}
 	var spec runSpec
 	_ = json.Unmarshal(rec.Spec, &spec)
 	switch rec.Status {
 	case runs.StatusCancelled:
-		return opResult{Error: &opError{Code: verbsurface.CodeCancelled, Message: "the run was killed (job.kill) before it ended on its own"}}
+		return opResult{Error: &kill.Failure{Code: verbsurface.CodeCancelled, Message: "the run was killed (job.kill) before it ended on its own"}}
 	case runs.StatusAborted:
-		return opResult{Error: &opError{Code: "process_gone", Message: "the run's process and its supervisor vanished with no end recorded; its output may be incomplete"}}
+		return opResult{Error: &kill.Failure{Code: "process_gone", Message: "the run's process and its supervisor vanished with no end recorded; its output may be incomplete"}}
 	}
 	if rec.ReasonCode == reasonLaunchFailed {
 		stderr, _ := os.ReadFile(outputPath(b.dir, rec.ID, "stderr"))
-		return opResult{Error: &opError{Code: verbsurface.CodeLaunchFailed, Message: "the run could not start: " + string(stderr)}}
+		return opResult{Error: &kill.Failure{Code: verbsurface.CodeLaunchFailed, Message: "the run could not start: " + string(stderr)}}
 	}
 	if rec.ReasonCode == reasonOverflow {
-		return opResult{Error: &opError{Code: verbsurface.CodeOutputOverflow, Message: fmt.Sprintf(
+		return opResult{Error: &kill.Failure{Code: verbsurface.CodeOutputOverflow, Message: fmt.Sprintf(
 			"the run's output passed its cap (stdout %d bytes, stderr %d bytes); its process group was terminated", spec.StdoutCap, spec.StderrCap)}}
 	}
 	stdout, _ := os.ReadFile(outputPath(b.dir, rec.ID, "stdout"))
@@ -496,7 +490,7 @@ func (b *backgrounds) result(rec runs.Record) opResult {
 	}
 	data, err := v.runner.Interpret(spec.Args, stdout, stderr, code, rec.Signal)
 	if err != nil {
-		oe := &opError{Code: verbsurface.CodeInternalError, Message: err.Error()}
+		oe := &kill.Failure{Code: verbsurface.CodeInternalError, Message: err.Error()}
 		var c interface{ ErrorCode() string }
 		if errors.As(err, &c) {
 			oe.Code = c.ErrorCode()

@@ -67,9 +67,18 @@ func newSuperviseCmd() *cobra.Command {
 		Args:   cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			// The supervisor must outlive the server, its terminal and its
-			// client: it is in a session of its own, and interrupts and
-			// hangups are not for it.
-			signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGPIPE)
+			// client: it is in a session of its own, and interrupts,
+			// hangups and SIGTERM are not for it (a run is stopped with
+			// job.kill, which signals the run's group, and the supervisor
+			// then records the end). They are caught and dropped rather
+			// than ignored: an ignored signal stays ignored across exec,
+			// and the program must get its signals as it would anywhere.
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
+			go func() {
+				for range sigs {
+				}
+			}()
 			return supervise(context.WithoutCancel(c.Context()), args[0], args[1])
 		},
 	}
