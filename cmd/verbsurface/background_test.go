@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -343,5 +344,55 @@ func TestBackgroundVanishedRunReapedOnce(t *testing.T) {
 	st := f.op(t, `{"op":"job.status","args":{"id":"`+id+`"}}`)["result"].(map[string]any)
 	if st["class"] != "terminal" || st["run"].(map[string]any)["status"] != "aborted" {
 		t.Fatalf("status after the reap: %v", st)
+	}
+}
+
+// Bad input to the job verbs is invalid_args naming the parameter, and
+// changes nothing.
+func TestBackgroundJobVerbsRefuseBadInput(t *testing.T) {
+	f := bgFront(t, "")
+	many := make([]string, 257)
+	for i := range many {
+		many[i] = jsonNum(i)
+	}
+	tests := []struct{ name, op, param string }{
+		{"wait_no_ids", `{"op":"job.wait","args":{"ids":[]}}`, "ids"},
+		{"wait_too_many_ids", `{"op":"job.wait","args":{"ids":` + jsonString(many) + `}}`, "ids"},
+		{"wait_negative_window", `{"op":"job.wait","args":{"ids":["r-1"],"max_wait_seconds":-1}}`, "max_wait_seconds"},
+		{"status_unknown_id", `{"op":"job.status","args":{"id":"r-nope"}}`, "id"},
+		{"output_unknown_id", `{"op":"job.output","args":{"id":"r-nope"}}`, "id"},
+		{"output_bad_stream", `{"op":"job.output","args":{"id":"r-1","stream":"stdin"}}`, "stream"},
+		{"output_negative_offset", `{"op":"job.output","args":{"id":"r-1","offset":-5}}`, "offset"},
+		{"output_length_over_cap", `{"op":"job.output","args":{"id":"r-1","length":1048577}}`, "length"},
+		{"kill_unknown_id", `{"op":"job.kill","args":{"id":"r-nope"}}`, "id"},
+		{"kill_bad_grace", `{"op":"job.kill","args":{"id":"r-1","grace":"forever"}}`, "grace"},
+		{"list_unknown_param", `{"op":"job.list","args":{"all":true}}`, "all"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := f.op(t, tt.op)
+			if code(r) != "invalid_args" {
+				t.Fatalf("%v", r)
+			}
+			probs, _ := r["error"].(map[string]any)["problems"].([]any)
+			if len(probs) == 0 || probs[0].(map[string]any)["param"] != tt.param {
+				t.Fatalf("problems %v, want one on %q", probs, tt.param)
+			}
+		})
+	}
+	if n, _ := f.bg.store.List(context.Background(), runs.ListOptions{}); len(n) != 0 {
+		t.Fatalf("bad input recorded %d runs", len(n))
+	}
+}
+
+// background: true on a verb of another class is a configuration error:
+// a verb that starts runs is a spawn verb.
+func TestBackgroundNeedsSpawnClass(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "front.yaml")
+	body := strings.Replace(readFile(t, bgConfig), "{name: sh.run, path: [], class: spawn,", "{name: sh.run, path: [], class: observe,", 1)
+	writeFile(t, p, body)
+	_, err := LoadConfig(p)
+	if err == nil || !strings.Contains(err.Error(), "background verb starts runs, so its class must be spawn") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -110,9 +110,6 @@ func newFront(cfg *Config) (*front, error) {
 	if f.bg, err = cfg.openBackgrounds(env); err != nil {
 		return nil, err
 	}
-	if f.bg != nil {
-		f.source = withJobCommands(f.source)
-	}
 	var ropts *verbsurface.RegistryOptions
 	if cfg.Fence != nil {
 		fence := *cfg.Fence
@@ -184,8 +181,12 @@ func newFront(cfg *Config) (*front, error) {
 		}
 		f.roots = append(f.roots, real)
 	}
+	served := f.source // the program's tree, and the job verbs' commands when it has background verbs
+	if f.bg != nil {
+		served = withJobCommands(f.source)
+	}
 	sopts := verbsurface.Options{
-		Source:      scrubbedSource(f.source, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
+		Source:      scrubbedSource(served, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
 		Runner:      runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
