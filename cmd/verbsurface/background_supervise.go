@@ -154,10 +154,10 @@ func supervise(ctx context.Context, dir, id string) error {
 		copies.Add(1)
 		go func() {
 			defer copies.Done()
-			if copyCapped(outs[i], r, limit) {
+			copyCapped(outs[i], r, limit, func() {
 				overflow.Store(true)
 				go stop()
-			}
+			})
 		}()
 	}
 
@@ -275,17 +275,21 @@ func openOutputs(dir, id string) ([2]*os.File, error) {
 
 // copyCapped copies r into w until EOF, writing at most limit bytes
 // (0: no limit); past it the rest is read and dropped, so the writer
-// never blocks, and it reports the overflow.
-func copyCapped(w io.Writer, r io.Reader, limit int64) (overflowed bool) {
+// never blocks, and overflowed is called, once, the moment it passes.
+func copyCapped(w io.Writer, r io.Reader, limit int64, overflowed func()) {
 	buf := make([]byte, 32<<10)
 	var n int64
+	passed := false
 	for {
 		k, err := r.Read(buf)
 		if k > 0 {
 			chunk := buf[:k]
 			if limit > 0 && n+int64(k) > limit {
 				chunk = chunk[:max(0, limit-n)]
-				overflowed = true
+				if !passed {
+					passed = true
+					overflowed()
+				}
 			}
 			if len(chunk) > 0 {
 				_, _ = w.Write(chunk)
@@ -293,7 +297,7 @@ func copyCapped(w io.Writer, r io.Reader, limit int64) (overflowed bool) {
 			}
 		}
 		if err != nil {
-			return overflowed
+			return
 		}
 	}
 }
