@@ -508,46 +508,40 @@ func (b *backgrounds) result(rec runs.Record) opResult {
 	return opResult{OK: true, Data: data}
 }
 
-// maxWaitIDs caps the distinct ids of one job.wait, as WaitHandler's.
-const maxWaitIDs = verbsurface.DefaultMaxWaitIDs
-
 // progressEvery bounds the rate of progress notifications of one wait.
 const progressEvery = time.Second
 
-// wait is job.wait: package wait over the store, woken early by the ends
-// the supervisors announce. When the client sent a progress token it is
-// told, at most once a second, how long the wait has run, how many runs
-// have ended and how many bytes of output they have written so far.
+// wait is job.wait: verbsurface.WaitHandler (package wait, its id cap
+// and its bound on a request's total wait) over the store itself, woken
+// by the ends the supervisors announce. When the client sent a progress
+// token it is told, at most once a second, how long the wait has run, how
+// many runs have ended and how many bytes of output they have written so
+// far.
 func (b *backgrounds) wait(ctx context.Context, call *verbsurface.Call) (any, error) {
-	req, err := wait.ParseArgs(call.Args)
-	if err != nil {
-		return nil, &jobError{code: verbsurface.CodeInternalError, msg: err.Error()}
-	}
-	distinct := map[string]bool{}
-	for _, id := range req.IDs {
-		distinct[id] = true
-	}
-	if len(distinct) > maxWaitIDs {
-		return nil, &jobArgError{param: "ids", msg: fmt.Sprintf("more than %d distinct ids in one call; wait for them in calls of at most %d", maxWaitIDs, maxWaitIDs)}
-	}
-	opts := req.Opts
-	opts.Wake = b.watcher.Subscribe(ctx)
 	var last time.Time
-	opts.OnPoll = func(p wait.Progress) {
-		now := time.Now()
-		if !last.IsZero() && now.Sub(last) < progressEvery {
-			return
-		}
-		last = now
-		var bytes int64
-		for id := range distinct {
-			bytes += fileSize(outputPath(b.dir, id, "stdout")) + fileSize(outputPath(b.dir, id, "stderr"))
-		}
-		// Progress must increase: elapsed time does.
-		call.Progress(ctx, p.Elapsed.Seconds(), 0, fmt.Sprintf("%d of %d runs ended; %d bytes of output so far; %.0f s waited",
-			p.Terminal, p.Total, bytes, p.Elapsed.Seconds()))
-	}
-	return wait.Wait(ctx, b, req.IDs, &opts)
+	return verbsurface.WaitHandler(&verbsurface.WaitHandlerOptions{
+		Observer: b,
+		Wake:     b.watcher.Subscribe,
+		Progress: func(p wait.Progress) (float64, float64, string, bool) {
+			now := time.Now()
+			if !last.IsZero() && now.Sub(last) < progressEvery {
+				return 0, 0, "", false
+			}
+			last = now
+			ids, _ := wait.ParseArgs(call.Args)
+			var bytes int64
+			seen := map[string]bool{}
+			for _, id := range ids.IDs {
+				if !seen[id] {
+					seen[id] = true
+					bytes += fileSize(outputPath(b.dir, id, "stdout")) + fileSize(outputPath(b.dir, id, "stderr"))
+				}
+			}
+			// Progress must increase: the time waited does.
+			return p.Elapsed.Seconds(), 0, fmt.Sprintf("%d of %d runs ended; %d bytes of output so far; %.0f s waited",
+				p.Terminal, p.Total, bytes, p.Elapsed.Seconds()), true
+		},
+	})(ctx, call)
 }
 
 // kill is job.kill: the run's process group, signalled by package kill

@@ -50,7 +50,7 @@ var jobCommands = func() *projector.Tree {
 			}},
 		&projector.Command{Path: []string{jobsRoot, "wait"}, Summary: "wait for runs to end, bounded; every id in exactly one class",
 			Params: []*projector.Param{
-				{Name: "ids", Options: []string{"--ids"}, Arity: projector.ArityRepeated, Required: true, MinItems: 1, MaxItems: maxWaitIDs, Help: "the run ids"},
+				{Name: "ids", Options: []string{"--ids"}, Arity: projector.ArityRepeated, Required: true, MinItems: 1, MaxItems: verbsurface.DefaultMaxWaitIDs, Help: "the run ids"},
 				{Name: "max_wait_seconds", Options: []string{"--max-wait-seconds"}, Kind: projector.KindNumber, Minimum: ptr(0), Maximum: ptr(wait.MaxWaitLimit.Seconds()),
 					Help: "the window (default 25); 0 is a snapshot"},
 				{Name: "poll_interval_seconds", Options: []string{"--poll-interval-seconds"}, Kind: projector.KindNumber, Minimum: ptr(0),
