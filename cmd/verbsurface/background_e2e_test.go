@@ -32,6 +32,7 @@ func serveBG(t *testing.T, state string, opts *mcp.ClientOptions) (*client, *exe
 		t.Fatalf("starting verbsurface serve: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	settleRuns(t, frontRunsDir(state, "bgsh"))
 	return &client{t: t, cs: cs}, cmd
 }
 
@@ -129,7 +130,9 @@ func TestBackgroundSurvivesDisconnectAndServerKill(t *testing.T) {
 // Over streamable HTTP: a client starts a run and disconnects; another
 // session of the same server waits for it and reads its result.
 func TestBackgroundOverHTTP(t *testing.T) {
-	srv := serveHTTPBin(t, vsEnv(t, t.TempDir(), tokenEnv+"="+httpToken), "-c", bgConfig, "--http", "127.0.0.1:0")
+	state := t.TempDir()
+	srv := serveHTTPBin(t, vsEnv(t, state, tokenEnv+"="+httpToken), "-c", bgConfig, "--http", "127.0.0.1:0")
+	settleRuns(t, frontRunsDir(state, "bgsh"))
 	a := httpClient(t, srv.url, httpToken)
 	id := a.start(`sleep 1; echo over http`)
 	a.cs.Close()
@@ -199,6 +202,7 @@ func TestBackgroundSoak(t *testing.T) {
 	cmd := exec.Command(vsBin, "serve", "-c", cfg)
 	cmd.Env = vsEnv(t, state)
 	c := serveCmd(t, cmd)
+	settleRuns(t, frontRunsDir(state, "bgsh"))
 	_, fp := c.help("sh.run")
 
 	ids := make([]string, n)
@@ -311,7 +315,9 @@ func TestBackgroundRealProgramLargeInput(t *testing.T) {
 	}
 	writeFiles(t, dir, files)
 	tree := filepath.Join(dir, "tree")
-	c := serve(t, filepath.Join(dir, "yamllint.yaml"), "XDG_STATE_HOME="+t.TempDir())
+	state := t.TempDir()
+	c := serve(t, filepath.Join(dir, "yamllint.yaml"), "XDG_STATE_HOME="+state)
+	settleRuns(t, frontRunsDir(state, "yamllint-bg"))
 	_, fp := c.help("lint.background")
 	start := c.op(`{"op":"lint.background","fingerprint":"` + fp + `","args":{"files":[` + jsonString(tree) + `]}}`)
 	id, _ := start["result"].(map[string]any)["run_id"].(string)

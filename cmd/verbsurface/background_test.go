@@ -24,7 +24,8 @@ import (
 // content.
 func bgFront(t testing.TB, extra string, files ...string) *front {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
 	supervisorExe = func() (string, error) { return vsBin, nil }
 	b, err := os.ReadFile(filepath.Join("testdata", "background", "front.yaml"))
 	if err != nil {
@@ -49,6 +50,7 @@ func bgFront(t testing.TB, extra string, files ...string) *front {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.bg.Close() })
+	settleRuns(t, frontRunsDir(state, cfg.Name))
 	return f
 }
 
@@ -395,4 +397,44 @@ func TestBackgroundNeedsSpawnClass(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "background verb starts runs, so its class must be spawn") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// settleRuns waits, when the test ends, until every run in the store in
+// dir has ended and its supervisor has exited, so that no supervisor
+// still writes into a directory the test is removing.
+func settleRuns(t testing.TB, dir string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if _, err := os.Stat(filepath.Join(dir, runs.StoreFile)); err != nil {
+			return // no run was ever started
+		}
+		st, err := runs.Open(context.Background(), dir)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer st.Close()
+		all, err := st.List(context.Background(), runs.ListOptions{})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		deadline := time.Now().Add(2 * time.Minute)
+		for _, r := range all {
+			for time.Now().Before(deadline) {
+				cur, err := st.Get(context.Background(), r.ID)
+				if err == nil && cur.Terminal() && (cur.Supervisor.PID == 0 ||
+					procid.Check(procid.Identity{PID: cur.Supervisor.PID, StartTime: cur.Supervisor.StartTime}) != procid.Alive) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
+}
+
+// frontRunsDir is where the front named name keeps its runs under the
+// state directory state.
+func frontRunsDir(state, name string) string {
+	return filepath.Join(state, "verbsurface", name, runsDirName)
 }
