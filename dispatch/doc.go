@@ -27,6 +27,8 @@
 // package (the cross-package contracts are in CONTRACTS.md at the
 // repository root). [Runner.Execute] does the same
 // and returns the whole [Result] (exit code, stderr tail, duration, pid).
+// [Runner.Interpret] reads what a command run elsewhere printed (a
+// background run's kept output) exactly as Execute would have.
 // There is no shell and no in-process shortcut: argv is a list, handed to
 // the kernel as is.
 //

@@ -456,6 +456,38 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 		e.ExitCode = -1
 		return fail(e)
 	}
+	return r.finish(res, e, signal, args, fail)
+}
+
+// Interpret reads what a command printed and how it ended exactly as
+// [Runner.Execute] reads a command that exited on its own (rules 3 and 4
+// there, or the output mode's reading), for a command this runner did not
+// run itself: one run in the background, whose output was kept in files
+// and whose end was recorded by another process. args are the command's
+// arguments after the program (leading arguments included), for error
+// messages; exitCode is -1 when it died of signal (signal's name, as
+// syscall.Signal prints it). stdout and stderr should already be within
+// the runner's caps.
+func (r *Runner) Interpret(args []string, stdout, stderr []byte, exitCode int, signal string) (json.RawMessage, error) {
+	res := &Result{ExitCode: exitCode, Stdout: stdout, Stderr: stderr}
+	fail := func(e *Error) (*Result, error) {
+		e.Program, e.Args, e.Leading = r.path, args, len(r.leading)
+		return res, e
+	}
+	e := &Error{ExitCode: exitCode, Stderr: string(stderr)}
+	if r.stream == StreamStderr {
+		e.Stderr, e.Stdout = "", string(stdout)
+	}
+	res, err := r.finish(res, e, signal, args, fail)
+	if err != nil {
+		return nil, err
+	}
+	return res.Data, nil
+}
+
+// finish is the end of Execute (and Interpret) for a command that exited
+// on its own: rules 3 and 4 of Execute, or the output mode's reading.
+func (r *Runner) finish(res *Result, e *Error, signal string, args []string, fail func(*Error) (*Result, error)) (*Result, error) {
 	if r.output != "" {
 		return r.finishOutput(res, e, signal, fail)
 	}
@@ -464,7 +496,6 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	if mr != nil && !mr.OK {
 		// A valid error object is the CLI's own answer, whatever the exit
 		// status: the CLI said what went wrong, which beats any guess of ours.
-		res.Duration = time.Since(start)
 		return res, &CLIError{Code: mr.Error.Code, Message: mr.Error.Message, Details: mr.Error.Details,
 			ExitCode: res.ExitCode, Program: r.path, Args: args, Leading: len(r.leading), Stderr: string(res.Stderr)}
 	}

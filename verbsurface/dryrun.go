@@ -21,9 +21,10 @@ import (
 type DryRun struct {
 	// DryRun is always true: this op was judged, not run.
 	DryRun bool `json:"dry_run"`
-	// Runs is "command" (the program is run with Command and Argv) or
-	// "handler" (library logic of the server's, such as job.wait, which
-	// calls the program itself).
+	// Runs is "command" (the program is run with Command and Argv),
+	// "background" (the same, started detached: the op would answer at
+	// once with a run id) or "handler" (library logic of the server's,
+	// such as job.wait, which calls the program itself).
 	Runs string `json:"runs"`
 	// Command is the command path the program would get (after the
 	// machine arguments, when those go on the root parser).
@@ -55,6 +56,18 @@ type DryRun struct {
 // running one (dispatch.Runner is one).
 type planner interface {
 	Plan() (dir string, envNames []string, output string)
+}
+
+// backgrounder is a runner that starts its commands in the background
+// and answers at once (`verbsurface serve`'s background verbs).
+type backgrounder interface {
+	Background() bool
+}
+
+// Background forwards to the limited runner's own, when it has one.
+func (l *limitedExec) Background() bool {
+	b, ok := l.inner.(backgrounder)
+	return ok && b.Background()
 }
 
 // Plan forwards to the limited runner's own, when it has one.
@@ -113,6 +126,9 @@ func (s *Surface) dryRunResult(v *Verb, p *projection, args map[string]any, plan
 		plan.Argv = append(plan.Argv, tail...)
 		if pl, ok := s.runnerOf(v).(planner); ok {
 			plan.Cwd, plan.Env, plan.Output = pl.Plan()
+		}
+		if b, ok := s.runnerOf(v).(backgrounder); ok && b.Background() {
+			plan.Runs = "background"
 		}
 	}
 	if v.Prepare != nil {

@@ -23,6 +23,15 @@ type WaitHandlerOptions struct {
 	// Runner runs the observe command when the Call carries no Runner
 	// (Call.Runner is normally the surface's own).
 	Runner Runner
+	// Observer, when set, observes the runs itself instead of running
+	// Observe through a runner: a server that keeps its runs' lifecycle
+	// (`verbsurface serve`'s background runs) rather than a CLI's.
+	Observer wait.Observer
+	// Progress, when set, replaces the default progress rule (a
+	// notification on the first poll and whenever more ids are terminal):
+	// it is called after every poll and returns the notification to send,
+	// if any. progress must increase from one notification to the next.
+	Progress func(p wait.Progress) (progress, total float64, message string, send bool)
 	// Wake, when set, gives each call a wake channel (wait.Options.Wake)
 	// that lives as long as ctx: a store or notification signal that makes
 	// the wait observe at once. Polling stays the correctness path.
@@ -104,7 +113,7 @@ func WaitHandler(opts *WaitHandlerOptions) Handler {
 			// bug (a verb whose Path is not a wait command), not the caller's.
 			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: %v", call.Verb, err)}
 		}
-		if len(observe) == 0 {
+		if len(observe) == 0 && o.Observer == nil {
 			// Without a command the observation would run the bare ids
 			// after "--": the embedder's bug, said as such.
 			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: WaitHandlerOptions.Observe is empty: no observe command to run", call.Verb)}
@@ -123,7 +132,10 @@ func WaitHandler(opts *WaitHandlerOptions) Handler {
 		if exec == nil {
 			exec = o.Runner
 		}
-		if exec == nil {
+		var observer wait.Observer = wait.CLIObserver{Runner: exec, Command: observe}
+		if o.Observer != nil {
+			observer = o.Observer
+		} else if exec == nil {
 			return nil, &jobError{code: CodeInternalError, msg: fmt.Sprintf("verbsurface: verb %q: no runner to run the observe command", call.Verb)}
 		}
 		wctx, stop := context.WithCancel(ctx)
@@ -140,6 +152,13 @@ func WaitHandler(opts *WaitHandlerOptions) Handler {
 		opts.OnPoll = wait.Increasing(func(terminal, total int, msg string) {
 			progress(ctx, float64(terminal), float64(total), msg)
 		})
+		if o.Progress != nil {
+			opts.OnPoll = func(p wait.Progress) {
+				if n, total, msg, send := o.Progress(p); send {
+					progress(ctx, n, total, msg)
+				}
+			}
+		}
 		spent, _ := ctx.Value(requestWaitKey{}).(*atomic.Int64)
 		if spent != nil && budget > 0 {
 			window := wait.DefaultMaxWait
@@ -152,7 +171,7 @@ func WaitHandler(opts *WaitHandlerOptions) Handler {
 			start := time.Now()
 			defer func() { spent.Add(int64(time.Since(start))) }()
 		}
-		res, err := wait.Wait(ctx, wait.CLIObserver{Runner: exec, Command: observe}, req.IDs, &opts)
+		res, err := wait.Wait(ctx, observer, req.IDs, &opts)
 		if err != nil {
 			// A *wait.DecodeError inside carries invalid_result; the
 			// runner's errors their own codes.

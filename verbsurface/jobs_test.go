@@ -202,3 +202,44 @@ func TestWaitHandlerBoundsTheRequest(t *testing.T) {
 		t.Fatalf("another request's op got a window of %v; want its 0.5", w)
 	}
 }
+
+// observerFunc is a wait.Observer of a function.
+type observerFunc func(ctx context.Context, ids []string) ([]wait.Observation, error)
+
+func (f observerFunc) Observe(ctx context.Context, ids []string) ([]wait.Observation, error) {
+	return f(ctx, ids)
+}
+
+// With an Observer the handler observes through it and runs no command
+// (there is no runner at all here); with a Progress rule the client gets
+// what that rule says after each poll, not the terminal count.
+func TestWaitHandlerObserverAndProgress(t *testing.T) {
+	polls := 0
+	obs := observerFunc(func(_ context.Context, ids []string) ([]wait.Observation, error) {
+		polls++
+		out := make([]wait.Observation, len(ids))
+		for i, id := range ids {
+			out[i] = wait.Observation{ID: id, Kind: "run", Status: "running", Phase: wait.PhaseStarted, Process: wait.EvidenceAlive}
+			if polls > 2 {
+				out[i].Status, out[i].Terminal, out[i].EndRecorded, out[i].Process = "completed", true, true, wait.EvidenceGone
+			}
+		}
+		return out, nil
+	})
+	var sent []string
+	h := WaitHandler(&WaitHandlerOptions{Observer: obs, Outcomes: wait.OutcomeTable{"completed": wait.OutcomeSucceeded},
+		Progress: func(p wait.Progress) (float64, float64, string, bool) {
+			return float64(p.Poll), 0, fmt.Sprintf("poll %d", p.Poll), p.Poll != 2
+		}})
+	res, err := h(context.Background(), &Call{Verb: "job.wait", Args: map[string]any{"ids": []any{"r-1"}, "poll_interval_seconds": 0.25},
+		Progress: func(_ context.Context, progress, total float64, msg string) { sent = append(sent, msg) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.(*wait.Result); !r.AllTerminal || polls != 3 {
+		t.Fatalf("result %+v after %d polls", r, polls)
+	}
+	if fmt.Sprint(sent) != "[poll 1 poll 3]" {
+		t.Fatalf("progress sent: %v", sent)
+	}
+}

@@ -169,6 +169,10 @@ type VerbConfig struct {
 	// scheduler's tick): each op takes a spawn token as a spawn op does
 	// (verbsurface.Verb.Spawns), however many runs it then starts.
 	Spawns bool `yaml:"spawns"`
+	// Background starts the command detached, under a supervisor, and
+	// answers at once with a run id; the job verbs follow the run
+	// (background.go).
+	Background bool `yaml:"background"`
 	// VerbOperatorConfig holds constraints:, fixed: and positionals:
 	// (config_operator.go).
 	VerbOperatorConfig `yaml:",inline"`
@@ -421,6 +425,9 @@ func (c *Config) check(line func(string) int) error {
 		case verbsurface.ClassSpawn, verbsurface.ClassObserve, verbsurface.ClassControl:
 		default:
 			return vbad(".class", "%q is not spawn, observe or control", v.Class)
+		}
+		if v.Background && v.Class != string(verbsurface.ClassSpawn) {
+			return kbad("background", "a background verb starts runs, so its class must be spawn, not %s", v.Class)
 		}
 		seen := map[string]bool{}
 		for _, f := range v.Files {

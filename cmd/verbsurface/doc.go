@@ -32,7 +32,8 @@
 // each of its ops takes a token of the spawn rate); the roots under which
 // callers may name files; a policy file (package policy: allow, ask or
 // deny per verb and argument, loaded against the live verbs at start; limits.live_runs is refused, since only
-// limcp's server can count a CLI's live runs); and, for a CLI with
+// limcp's server can count a CLI's live runs, unless the front has background verbs,
+// whose runs it counts itself); and, for a CLI with
 // background runs, wait: and kill: (job.wait over package wait and the
 // CLI's observe command, job.kill over package kill and the CLI's own
 // kill: the keys are documented on WaitConfig and KillConfig).
@@ -45,7 +46,13 @@
 // stored_command: guard for a parameter holding a command line the CLI
 // stores and runs later (read with the parser model, and refused when it
 // runs a command not allowed, or sets an excluded, machine, fixed or path
-// parameter). Every key is documented in docs/fronting.md.
+// parameter). A spawn verb may say background: true: its op starts the
+// command detached under a supervisor (this binary, re-executed as the
+// hidden __supervise-run) and answers at once with a run id, and the front
+// keeps the runs' lifecycle in its state directory (package
+// cmd/verbsurface/internal/runs) and offers job.status, job.list,
+// job.output, job.wait and job.kill for them (background*.go). Every key
+// is documented in docs/fronting.md.
 //
 // # Output
 //

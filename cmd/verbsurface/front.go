@@ -35,6 +35,8 @@ type front struct {
 	runner      *dispatch.Runner
 	surface     *verbsurface.Surface
 	roots       []string // the configuration's roots, resolved
+	// bg holds the background runs when a verb is marked background.
+	bg *backgrounds
 	// opHooks see every finished op (the audit); serve sets them before
 	// it serves, so they are only read while requests run.
 	opHooks []func(context.Context, *verbsurface.OpRecord)
@@ -105,6 +107,9 @@ func newFront(cfg *Config) (*front, error) {
 			return projector.ExcludeParams(t, cfg.Exclude...), nil
 		}
 	}
+	if f.bg, err = cfg.openBackgrounds(env); err != nil {
+		return nil, err
+	}
 	var ropts *verbsurface.RegistryOptions
 	if cfg.Fence != nil {
 		fence := *cfg.Fence
@@ -138,8 +143,21 @@ func newFront(cfg *Config) (*front, error) {
 			}
 			v.Runner = r
 		}
+		if vc.Background {
+			r := runner
+			if v.Runner != nil {
+				r = v.Runner.(*dispatch.Runner)
+			}
+			out, okExit := cfg.outputOf(i)
+			v.Runner = f.bg.verb(vc.Name, r, command, out, okExit)
+		}
 		if err := reg.Register(v); err != nil {
 			return nil, cfg.verbError(i, err)
+		}
+	}
+	if f.bg != nil {
+		if err := f.bg.registerJobVerbs(reg); err != nil {
+			return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
 		}
 	}
 	// wait: and kill: read machine results, whatever the verbs print.
@@ -163,8 +181,12 @@ func newFront(cfg *Config) (*front, error) {
 		}
 		f.roots = append(f.roots, real)
 	}
+	served := f.source // the program's tree, and the job verbs' commands when it has background verbs
+	if f.bg != nil {
+		served = withJobCommands(f.source)
+	}
 	sopts := verbsurface.Options{
-		Source:      scrubbedSource(f.source, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
+		Source:      scrubbedSource(served, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
 		Runner:      runner,
 		Machine:     verbsurface.Machine{Args: cfg.Machine.Args, At: verbsurface.MachineAt(cfg.Machine.At)},
 		Title:       cfg.Name,
@@ -176,8 +198,11 @@ func newFront(cfg *Config) (*front, error) {
 		Private:        cfg.private,
 		HelpBudget:     cfg.HelpBudget,
 	}
+	if f.bg != nil {
+		sopts.Private = append(sopts.Private, filepath.Dir(f.bg.dir))
+	}
 	if cfg.Policy != "" {
-		if err := cfg.applyPolicy(reg, &sopts); err != nil {
+		if err := cfg.applyPolicy(reg, &sopts, f.bg); err != nil {
 			return nil, err
 		}
 	}
@@ -383,10 +408,11 @@ func firstLine(s string) string {
 // surface would offer, as limcp mcp --policy does, and makes it the
 // surface's decider; its runs_per_minute tightens the spawn rate. A file
 // that names a verb or parameter the surface does not have is a start
-// error: a policy that no longer matches must fail loudly. live_runs is
-// refused: counting a CLI's live runs needs a way to ask it that only
-// limcp's server has.
-func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options) error {
+// error: a policy that no longer matches must fail loudly. live_runs
+// limits the front's own background runs, which it counts in its store;
+// without background verbs it is refused: counting a CLI's live runs
+// needs a way to ask it that only limcp's server has.
+func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options, bg *backgrounds) error {
 	probe, err := verbsurface.New(reg, &*sopts)
 	if err != nil {
 		return &ConfigError{File: c.file, Msg: err.Error()}
@@ -395,7 +421,9 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 	if err != nil {
 		return &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
 	}
-	if pol.Limits.LiveRuns > 0 {
+	if n := pol.Limits.LiveRuns; n > 0 && bg != nil {
+		bg.limitLive(n, sopts) // the front counts its own background runs
+	} else if n > 0 {
 		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs needs a count of the CLI's live runs, which this front cannot take; remove it", c.Policy)}
 	}
 	sopts.Decide = pol

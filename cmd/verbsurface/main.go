@@ -268,7 +268,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		c.Flags().StringVarP(&file, "config", "c", "", "the YAML configuration file")
 		root.AddCommand(c)
 	}
-	root.AddCommand(newInitCmd(stdout, stderr))
+	root.AddCommand(newInitCmd(stdout, stderr), newSuperviseCmd())
 	setVersion(root, stdout)
 	return root
 }
