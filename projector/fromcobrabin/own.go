@@ -281,6 +281,32 @@ func (w *walker) ownFlags(ctx context.Context, cmd *projector.Command, entries m
 		cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("its help, in a layout of its own, does not print %d of the flags completion names (more than %d), and learning each from its parser would take about five calls a flag", unprintedCount, maxUnprinted)}
 		return
 	}
+	// Each flag's entry: the page's, or one made for a flag it does not
+	// print, whose parser alone says what it takes.
+	lines := map[*named]*flagLine{}
+	unprintedLine := map[*flagLine]bool{}
+	var asked []*flagLine
+	for _, f := range flags {
+		if f.name == "help" || w.exclude[f.name] {
+			continue
+		}
+		fl := entries[f.name]
+		if fl == nil || f.short != "" && fl.shorthand != f.short {
+			fl = &flagLine{name: f.name, shorthand: f.short, usage: strings.ReplaceAll(f.desc, "`", "")}
+			fl.text = "\x00" + strings.Join(path, " ") + "\x00" + f.name // learnt for this command alone
+			fl.word = unprinted
+			unprintedLine[fl] = true
+		}
+		lines[f] = fl
+		asked = append(asked, fl)
+	}
+	kind := func(fl *flagLine) probeKind {
+		if unprintedLine[fl] {
+			return probeString // resolve asks it first, past the bare probe
+		}
+		return kindToProbe(fl, raw)
+	}
+	pre := w.probeTogether(ctx, path, asked, kind, func(fl *flagLine) bool { return !unprintedLine[fl] })
 	for _, f := range flags {
 		if f.name == "help" {
 			continue
@@ -290,14 +316,10 @@ func (w *walker) ownFlags(ctx context.Context, cmd *projector.Command, entries m
 			continue
 		}
 		var p *projector.Param
-		if e := entries[f.name]; e != nil && (f.short == "" || e.shorthand == f.short) {
-			p = w.flagParam(ctx, path, e, raw, true)
+		if fl := lines[f]; !unprintedLine[fl] {
+			p = w.flagParam(ctx, path, fl, raw, true, pre)
 		} else {
-			// Not printed: its parser says what it takes.
-			fl := &flagLine{name: f.name, shorthand: f.short, usage: strings.ReplaceAll(f.desc, "`", "")}
-			fl.text = "\x00" + strings.Join(path, " ") + "\x00" + f.name // learnt for this command alone
-			fl.word = unprinted
-			p = w.fromResolution(fl, w.resolve(ctx, path, fl))
+			p = w.fromResolution(fl, w.resolve(ctx, path, fl, pre))
 			p.Default = nil
 			p.Action = unprintedAction
 			if p.Unrepresentable != nil {

@@ -501,16 +501,20 @@ func firstLine(text string) string {
 // its Flags block need not list.
 func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, own bool) {
 	path := cmd.Path
-	// The raw first line of every flag's usage, as completion offers it.
+	// The raw first line of every flag's usage, as completion offers it,
+	// asked only when a flag's word is also in its usage (classifyWord
+	// needs it for no other).
 	raw := map[string]string{}
-	if c, err := w.prog.complete(ctx, path, "--"); err == nil {
-		for _, it := range c.items {
-			if name, ok := strings.CutPrefix(it.value, "--"); ok {
-				raw[name] = it.desc
+	if needsRaw(pg) {
+		if c, err := w.prog.complete(ctx, path, "--"); err == nil {
+			for _, it := range c.items {
+				if name, ok := strings.CutPrefix(it.value, "--"); ok {
+					raw[name] = it.desc
+				}
 			}
+		} else if !w.settled(err) {
+			return
 		}
-	} else if !w.settled(err) {
-		return
 	}
 	claimed := map[string]string{} // param name -> what claimed it
 	claim := func(name, by string) {
@@ -519,6 +523,17 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 		}
 		claimed[name] = by
 	}
+	var asked []*flagLine
+	for _, f := range append(append([]*flagLine{}, pg.local...), pg.inherited...) {
+		if !w.cobraVersion(path, f) {
+			asked = append(asked, f)
+		}
+	}
+	inherited := map[*flagLine]bool{}
+	for _, f := range pg.inherited {
+		inherited[f] = true
+	}
+	pre := w.probeTogether(ctx, path, asked, func(f *flagLine) probeKind { return kindToProbe(f, raw) }, func(f *flagLine) bool { return inherited[f] })
 	sawHelp := false
 	for k, block := range [][]*flagLine{pg.local, pg.inherited} {
 		for _, f := range block {
@@ -526,14 +541,14 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 				sawHelp = sawHelp || k == 0 && f.word == "" && strings.HasPrefix(f.usage, "help for ")
 				continue
 			}
-			if f.name == "version" && f.word == "" && f.usage == "version for "+w.nameOf(path) {
+			if w.cobraVersion(path, f) {
 				continue // cobra's own --version (InitDefaultVersionFlag): it prints the version instead of running
 			}
 			if w.exclude[f.name] {
 				cmd.Excluded = append(cmd.Excluded, "--"+f.name)
 				continue
 			}
-			p := w.flagParam(ctx, path, f, raw, k == 1)
+			p := w.flagParam(ctx, path, f, raw, k == 1, pre)
 			claim(p.Name, "flag --"+f.name)
 			cmd.Params = append(cmd.Params, p)
 		}
@@ -556,6 +571,25 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 		}
 	}
 	w.positionals(cmd, pg.useLine, excluded, claimed, claim)
+}
+
+// cobraVersion reports whether f is cobra's own --version flag
+// (InitDefaultVersionFlag), which prints the version instead of running.
+func (w *walker) cobraVersion(path []string, f *flagLine) bool {
+	return f.name == "version" && f.word == "" && f.usage == "version for "+w.nameOf(path)
+}
+
+// needsRaw reports whether a flag of the page prints a word that its
+// usage also holds: only then does classifyWord need the raw usage.
+func needsRaw(pg *page) bool {
+	for _, block := range [][]*flagLine{pg.local, pg.inherited} {
+		for _, f := range block {
+			if f.word != "" && strings.Contains(f.usage, f.word) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // positionals adds the positionals the usage line useLine names to cmd,
@@ -638,7 +672,9 @@ type resolution struct {
 // through completion: one given bare that parses is a bool or a count
 // (pflag shows no "[=…]" for those two only), told apart by which of
 // --flag=true and --flag=2 parses; one that needs a value is a string.
-func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw map[string]string, inherited bool) *projector.Param {
+//
+// pre holds what was learnt of the command's flags together (batch.go).
+func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw map[string]string, inherited bool, pre *probed) *projector.Param {
 	r, known := raw[f.name]
 	if !known && f.word != "" && strings.Contains(f.usage, f.word) {
 		// Cobra offered only the required flags: ask for this one.
@@ -654,7 +690,7 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	switch kind {
 	case wordType:
 		if f.word == "" {
-			return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.noWord(ctx, path, f) }))
+			return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.noWord(ctx, path, f, pre) }))
 		}
 		typ := f.word
 		if t, ok := pflagTypes[typ]; ok {
@@ -667,7 +703,7 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	if f.hasNoOpt {
 		return stringParam(f) // "[=…]": a value flag that may be given bare
 	}
-	return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.resolve(ctx, path, f) }))
+	return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.resolve(ctx, path, f, pre) }))
 }
 
 // cached returns what learn finds about f. An inherited flag is one of an
@@ -706,12 +742,15 @@ func (w *walker) cached(ctx context.Context, f *flagLine, inherited bool, learn 
 // prints no default but pflag's for a bool ("true"); it is a value of its
 // own (string-in, its Set the validator) when either says otherwise (a
 // printed default of one word but "true").
-func (w *walker) noWord(ctx context.Context, path []string, f *flagLine) resolution {
+func (w *walker) noWord(ctx context.Context, path []string, f *flagLine, pre *probed) resolution {
 	// pflag prints a bool's default only when it is true; one word
 	// other than that is a value's default ("(default auto)"); words are
 	// the usage's own prose ("(default hides intermediate images)").
-	if _, def, ok := pflagDefault(f.usage, false); ok && def != "true" && def != "" && !strings.ContainsAny(def, " \t\n") {
+	if valueDefault(f) {
 		return resolution{typ: typeWords}
+	}
+	if pre.bool(f) {
+		return resolution{typ: "bool"} // probeParsed, asked with the command's other flags
 	}
 	pr, err := w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
 	if err != nil && !w.settled(err) {
@@ -771,7 +810,7 @@ func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 //   - neither parses but 1s does: a duration;
 //   - none parses: a value of a type of the program's own, offered as a
 //     string, which its Set validates.
-func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolution {
+func (w *walker) resolve(ctx context.Context, path []string, f *flagLine, pre *probed) resolution {
 	stopped := false
 	ask := func(words ...string) probe {
 		if stopped {
@@ -801,7 +840,13 @@ func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolu
 			return resolution{unknown: "completing after it given bare gave neither a parse nor a refusal"}
 		}
 		switch {
-		case parses(with("x")):
+		case pre.string(f) || parses(with("x")):
+			if again, known := pre.repeated(f); known {
+				if again {
+					return resolution{typ: repeatedString}
+				}
+				return resolution{typ: "string"}
+			}
 			if w.repeats(ctx, path, f) {
 				return resolution{typ: repeatedString}
 			}
