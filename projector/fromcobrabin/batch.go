@@ -16,18 +16,37 @@ import (
 // and each flag is then asked alone, as before.
 
 // probed is what the questions asked together learnt of a command's
-// flags, by printed entry.
+// flags, by printed entry: the answer each flag's question would have had
+// alone, where the answer together settles it (all parsed, or a question
+// asked of one flag only).
 type probed struct {
-	bools   map[*flagLine]bool // --flag=true --flag=false parse
-	strings map[*flagLine]bool // --flag=x parses
-	// repeats is set, for a flag of strings, when cobra's answer after
+	bools map[*flagLine]probe // --flag=true --flag=false
+	texts map[*flagLine]probe // --flag=x
+	// repeats is set, for a flag of texts, when cobra's answer after
 	// all of them given lists every flag it would complete: it completes
 	// a flag already given again only for a slice, an array or a map.
 	repeats map[*flagLine]bool
 }
 
-func (p *probed) bool(f *flagLine) bool   { return p != nil && p.bools[f] }
-func (p *probed) string(f *flagLine) bool { return p != nil && p.strings[f] }
+// boolAnswer is the answer to f's --flag=true --flag=false, if known.
+func (p *probed) boolAnswer(f *flagLine) (probe, bool) {
+	if p == nil {
+		return probeUnclear, false
+	}
+	pr, ok := p.bools[f]
+	return pr, ok
+}
+
+// textAnswer is the answer to f's --flag=x: the one learnt together, or
+// ask's.
+func (p *probed) textAnswer(f *flagLine, ask func() probe) probe {
+	if p != nil {
+		if pr, ok := p.texts[f]; ok {
+			return pr
+		}
+	}
+	return ask()
+}
 
 // repeated says whether the answer shows f given again; known is false
 // when it cannot tell (the answer listed only required flags).
@@ -35,7 +54,8 @@ func (p *probed) repeated(f *flagLine) (again, known bool) {
 	if p == nil || p.repeats == nil {
 		return false, false
 	}
-	return p.repeats[f], true
+	again, known = p.repeats[f]
+	return again, known
 }
 
 // probeKind is the question flagParam would ask of f first, past the
@@ -65,12 +85,16 @@ func kindToProbe(f *flagLine, raw map[string]string) probeKind {
 // probeTogether asks, for the flags of the command at path, the question
 // each would be asked alone (kind says which, see kindToProbe): one call
 // for the flags that may be bools, one for those that may read any text.
-// A flag whose answer the walk already has (shared says it learns f once
-// for every command: an inherited flag) is left out.
+// A flag the walk learns once for every command that has it (shared: an
+// inherited flag) is left out: the commands walked at the same time would
+// each ask it, where alone the first asks and the others wait.
 func (w *walker) probeTogether(ctx context.Context, path []string, flags []*flagLine, kind func(*flagLine) probeKind, shared func(*flagLine) bool) *probed {
+	if w.oneByOne {
+		return nil
+	}
 	var bools, texts []*flagLine
 	for _, f := range flags {
-		if f.name == "help" || w.exclude[f.name] || shared(f) && w.learnt(f) {
+		if f.name == "help" || w.exclude[f.name] || shared(f) {
 			continue
 		}
 		switch kind(f) {
@@ -80,16 +104,15 @@ func (w *walker) probeTogether(ctx context.Context, path []string, flags []*flag
 			texts = append(texts, f)
 		}
 	}
-	p := &probed{}
+	p := &probed{bools: map[*flagLine]probe{}, texts: map[*flagLine]probe{}}
 	if len(bools) > 0 {
 		var words []string
 		for _, f := range bools {
 			words = append(words, "--"+f.name+"=true", "--"+f.name+"=false")
 		}
-		if _, ok := w.together(ctx, path, words); ok {
-			p.bools = map[*flagLine]bool{}
+		if _, pr, ok := w.together(ctx, path, words); ok && (pr == probeParsed || len(bools) == 1) {
 			for _, f := range bools {
-				p.bools[f] = true
+				p.bools[f] = pr
 			}
 		}
 	}
@@ -98,15 +121,14 @@ func (w *walker) probeTogether(ctx context.Context, path []string, flags []*flag
 		for _, f := range texts {
 			words = append(words, "--"+f.name+"=x")
 		}
-		if c, ok := w.together(ctx, path, words); ok {
-			p.strings = map[*flagLine]bool{}
+		if c, pr, ok := w.together(ctx, path, words); ok && (pr == probeParsed || len(texts) == 1) {
 			for _, f := range texts {
-				p.strings[f] = true
+				p.texts[f] = pr
 			}
 			// While a required flag is not given, cobra lists only the
 			// required flags; the help flag, never required, is in the
 			// answer only when it lists them all.
-			if _, full := c.find("--help"); full {
+			if _, full := c.find("--help"); full && pr == probeParsed {
 				p.repeats = map[*flagLine]bool{}
 				for _, f := range texts {
 					_, p.repeats[f] = c.find("--" + f.name)
@@ -117,24 +139,16 @@ func (w *walker) probeTogether(ctx context.Context, path []string, flags []*flag
 	return p
 }
 
-// together completes a flag name after words on the command at path and
-// reports whether they parsed (see program.parses), with the answer.
-func (w *walker) together(ctx context.Context, path, words []string) (*completion, bool) {
+// together completes a flag name after words on the command at path, as
+// program.parses does, and returns the answer and what it says of the
+// words; ok is false when the call failed.
+func (w *walker) together(ctx context.Context, path, words []string) (*completion, probe, bool) {
 	c, err := w.prog.complete(ctx, path, append(words, "-")...)
 	if err != nil {
 		w.settled(err)
-		return nil, false
+		return nil, probeUnclear, false
 	}
-	return c, c.directive == directiveNoFileComp
-}
-
-// learnt reports whether the walk has learnt, or is learning, what the
-// printed entry f takes.
-func (w *walker) learnt(f *flagLine) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, ok := w.resolved[f.text]
-	return ok
+	return c, c.probe(), true
 }
 
 // valueDefault reports whether f's usage ends in a default of one word

@@ -97,6 +97,18 @@ func (e *Error) Unwrap() error { return e.Err }
 // documentation); a failure to run the program, a call past its bound or
 // a cancelled ctx fails the whole walk with an [*Error] (or ctx's error).
 func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, error) {
+	return walk(ctx, argv, opts, nil)
+}
+
+// walkTrace is what a test asks of a walk: to ask every probe of a flag
+// alone, as the reader did before it asked them together (batch.go), and
+// how many times the program was run.
+type walkTrace struct {
+	oneByOne bool
+	calls    int64
+}
+
+func walk(ctx context.Context, argv []string, opts *Options, trace *walkTrace) (*projector.Tree, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, &Error{Argv: argv, Kind: KindLaunch, Err: errors.New("no program given")}
 	}
@@ -120,6 +132,10 @@ func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, e
 	}
 	p.slots = make(chan struct{}, positive(opts.Parallel, DefaultParallel))
 	w := &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]*pending{}}
+	if trace != nil {
+		w.oneByOne = trace.oneByOne
+		defer func() { trace.calls = p.calls.Load() }()
+	}
 	for _, n := range opts.ExcludeFlags {
 		w.exclude[n] = true
 	}
@@ -191,6 +207,8 @@ type walker struct {
 	visited  int
 	err      error
 	resolved map[string]*pending // an inherited flag's printed entry -> what probing it found
+
+	oneByOne bool // ask each flag's probes alone (a test's comparison)
 }
 
 // node is one visited command and its children.
@@ -505,7 +523,7 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 	// asked only when a flag's word is also in its usage (classifyWord
 	// needs it for no other).
 	raw := map[string]string{}
-	if needsRaw(pg) {
+	if needsRaw(pg) || w.oneByOne {
 		if c, err := w.prog.complete(ctx, path, "--"); err == nil {
 			for _, it := range c.items {
 				if name, ok := strings.CutPrefix(it.value, "--"); ok {
@@ -749,12 +767,13 @@ func (w *walker) noWord(ctx context.Context, path []string, f *flagLine, pre *pr
 	if valueDefault(f) {
 		return resolution{typ: typeWords}
 	}
-	if pre.bool(f) {
-		return resolution{typ: "bool"} // probeParsed, asked with the command's other flags
-	}
-	pr, err := w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
-	if err != nil && !w.settled(err) {
-		return resolution{unknown: "the walk stopped"}
+	pr, asked := pre.boolAnswer(f) // asked with the command's other flags
+	if !asked {
+		var err error
+		pr, err = w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
+		if err != nil && !w.settled(err) {
+			return resolution{unknown: "the walk stopped"}
+		}
 	}
 	switch pr {
 	case probeParsed:
@@ -840,7 +859,7 @@ func (w *walker) resolve(ctx context.Context, path []string, f *flagLine, pre *p
 			return resolution{unknown: "completing after it given bare gave neither a parse nor a refusal"}
 		}
 		switch {
-		case pre.string(f) || parses(with("x")):
+		case pre.textAnswer(f, func() probe { return ask(with("x")) }) == probeParsed:
 			if again, known := pre.repeated(f); known {
 				if again {
 					return resolution{typ: repeatedString}
