@@ -76,7 +76,7 @@ func (p *program) complete(ctx context.Context, path []string, words ...string) 
 	}
 	c, err := parseCompletion(out.stdout)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", quoteCall(p.describe(args)), err)
+		return nil, fmt.Errorf("%s: %v", p.describe(args), err)
 	}
 	return c, nil
 }

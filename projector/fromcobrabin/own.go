@@ -95,7 +95,7 @@ func (w *walker) ownName(ctx context.Context) (string, error) {
 		name = first
 	}
 	if name == "" {
-		name = filepath.Base(w.prog.argv[0])
+		name = filepath.Base(w.prog.argv0())
 		if ext := filepath.Ext(name); strings.EqualFold(ext, ".exe") {
 			name = strings.TrimSuffix(name, ext)
 		}

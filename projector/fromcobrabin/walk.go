@@ -13,6 +13,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
+	"github.com/verbsurface/verbsurface/projector/internal/helprun"
 )
 
 // Defaults of [Options].
@@ -123,14 +124,14 @@ func walk(ctx context.Context, argv []string, opts *Options, trace *walkTrace) (
 	if env == nil {
 		env = os.Environ()
 	}
-	p := &program{
-		argv:      append([]string{exe}, argv[1:]...),
-		env:       environ(env),
-		dir:       opts.Dir,
-		timeout:   positive(opts.Timeout, DefaultTimeout),
-		maxOutput: positive(opts.MaxOutput, DefaultMaxOutput),
-	}
-	p.slots = make(chan struct{}, positive(opts.Parallel, DefaultParallel))
+	p := &program{runner: &helprun.Program{
+		Argv:      append([]string{exe}, argv[1:]...),
+		Env:       environ(env),
+		Dir:       opts.Dir,
+		Timeout:   positive(opts.Timeout, DefaultTimeout),
+		MaxOutput: positive(opts.MaxOutput, DefaultMaxOutput),
+		Parallel:  positive(opts.Parallel, DefaultParallel),
+	}}
 	w := &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]*pending{}}
 	if trace != nil {
 		w.oneByOne = trace.oneByOne
@@ -243,8 +244,8 @@ func (w *walker) fatal(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err
 	}
-	var ce *callError
-	if errors.As(err, &ce) && ce.launch {
+	var ce *helprun.CallError
+	if errors.As(err, &ce) && ce.Launch {
 		return &Error{Argv: w.argv, Kind: KindLaunch, Err: err}
 	}
 	if errors.As(err, &ce) {
@@ -261,8 +262,8 @@ func (w *walker) fatal(ctx context.Context, err error) error {
 // (it may not recur, and a tree must not keep a command unavailable for
 // it); settled then returns false.
 func (w *walker) settled(err error) bool {
-	var ce *callError
-	if errors.As(err, &ce) && !ce.exit {
+	var ce *helprun.CallError
+	if errors.As(err, &ce) && !ce.Exit {
 		w.fail(err)
 		return false
 	}
@@ -915,13 +916,3 @@ func (w *walker) repeats(ctx context.Context, path []string, f *flagLine) bool {
 	_, again := c.find("--" + f.name)
 	return again
 }
-
-// callError is a call of the program that failed: it could not start
-// (launch), exited non-zero (exit), or neither (stopped past a bound).
-type callError struct {
-	launch, exit bool
-	err          error
-}
-
-func (e *callError) Error() string { return e.err.Error() }
-func (e *callError) Unwrap() error { return e.err }
