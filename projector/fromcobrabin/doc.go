@@ -44,7 +44,8 @@
 //
 // A page in a layout of the program's own (see own.go) is read for what
 // cobra and pflag print whatever the template: the usage line under a
-// Usage title, pflag's flag entries. Completion gives the rest: every
+// Usage title (or after it on the same line, as the Docker CLI prints
+// it), pflag's flag entries. Completion gives the rest: every
 // subcommand it offers is walked (one whose --help prints its parent's
 // page is a value, left out), so the children are read even when the
 // root's page is not, and every flag it names, read from its entry where

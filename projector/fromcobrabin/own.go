@@ -106,9 +106,16 @@ func (w *walker) ownName(ctx context.Context) (string, error) {
 // usageLines returns the lines a page prints under a title Usage (any
 // case, with or without a colon) that start with cmdPath ("": any line),
 // indent removed.
+//
+// A title with the usage on its own line, "Usage:  docker context ls
+// [OPTIONS]" (the Docker CLI's template), is a usage line too.
 func usageLines(lines []string, cmdPath string) []string {
 	var usage []string
 	for i, l := range lines {
+		if m := usageInline.FindStringSubmatch(l); m != nil && (cmdPath == "" || startsWithPath(m[1], cmdPath)) {
+			usage = append(usage, strings.TrimSpace(m[1]))
+			continue
+		}
 		if !usageHeader.MatchString(strings.TrimSpace(l)) || strings.HasPrefix(l, " ") {
 			continue
 		}
@@ -126,6 +133,10 @@ func usageLines(lines []string, cmdPath string) []string {
 // usageHeader is the title of a usage section in any layout: "Usage:",
 // "USAGE".
 var usageHeader = regexp.MustCompile(`(?i)^usage:?$`)
+
+// usageInline is a usage title at the start of a line followed, after
+// two spaces or more, by the usage itself.
+var usageInline = regexp.MustCompile(`(?i)^usage: {2,}(\S.*)$`)
 
 // commandWord is a usage line's placeholder for a subcommand: "[command]",
 // "<command>", "COMMAND", "<subcommand>".
