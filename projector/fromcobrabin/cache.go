@@ -43,17 +43,17 @@ const cacheFormat = "verbsurface/fromcobrabin/v1"
 // all the same. The directory is created 0700 if missing.
 func CachedWalk(ctx context.Context, argv []string, opts *Options, cacheFile string) (*projector.Tree, error) {
 	walk := func(ctx context.Context) (*projector.Tree, error) { return Walk(ctx, argv, opts) }
-	key, err := cacheKey(argv, opts)
+	c := &treecache.Cache{Format: cacheFormat, Dialect: projector.DialectPflag, File: cacheFile}
+	key, err := cacheKey(c, argv, opts)
 	if err != nil {
 		return walk(ctx) // Walk names what is wrong with argv
 	}
-	c := &treecache.Cache{Format: cacheFormat, Dialect: projector.DialectPflag, File: cacheFile}
 	return c.Walk(ctx, key, walk)
 }
 
 // cacheKey is the SHA-256, in hex, of everything the walk's answer
 // depends on.
-func cacheKey(argv []string, opts *Options) (string, error) {
+func cacheKey(c *treecache.Cache, argv []string, opts *Options) (string, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return "", errors.New("no program given")
 	}
@@ -68,10 +68,6 @@ func cacheKey(argv []string, opts *Options) (string, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = environ(env)
-	slices.Sort(env)
-	exclude := slices.Clone(opts.ExcludeFlags)
-	slices.Sort(exclude)
 	// The commands walked (Options.Paths): a front that names another verb
 	// must not read a tree walked for the old list.
 	paths := make([]string, 0, len(opts.Paths))
@@ -79,11 +75,6 @@ func cacheKey(argv []string, opts *Options) (string, error) {
 		paths = append(paths, strings.Join(p, "\x00"))
 	}
 	slices.Sort(paths)
-	return treecache.Key(cacheFormat, argv, exe, map[string]any{
-		"env":          env,
-		"dir":          opts.Dir,
-		"exclude":      exclude,
-		"paths":        paths,
-		"max_commands": positive(opts.MaxCommands, DefaultMaxCommands),
-	})
+	return c.Key(treecache.Reader{Argv: argv, Exe: exe, Env: environ(env), Dir: opts.Dir, Exclude: opts.ExcludeFlags,
+		Fields: map[string]any{"paths": paths, "max_commands": positive(opts.MaxCommands, DefaultMaxCommands)}})
 }

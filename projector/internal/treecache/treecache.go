@@ -38,6 +38,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/verbsurface/verbsurface/projector"
 )
@@ -69,6 +70,34 @@ func (c *Cache) Walk(ctx context.Context, key string, walk func(context.Context)
 	}
 	_ = c.write(key, t)
 	return t, nil
+}
+
+// Reader is what a help reader's tree depends on besides the program's
+// file: the argv as given, the executable it resolves to, the environment
+// it runs the program in and its directory, the flags it excludes, and
+// fields of its own (the command bound, the paths walked).
+type Reader struct {
+	Argv    []string
+	Exe     string
+	Env     []string // order does not matter
+	Dir     string
+	Exclude []string // order does not matter
+	Fields  map[string]any
+}
+
+// Key is [Key] of r, under the cache's format.
+func (c *Cache) Key(r Reader) (string, error) {
+	env, exclude := slices.Clone(r.Env), slices.Clone(r.Exclude)
+	slices.Sort(env)
+	slices.Sort(exclude)
+	if exclude == nil {
+		exclude = []string{}
+	}
+	fields := map[string]any{"env": env, "dir": r.Dir, "exclude": exclude}
+	for k, v := range r.Fields {
+		fields[k] = v
+	}
+	return Key(c.Format, r.Argv, r.Exe, fields)
 }
 
 // Key is the SHA-256, in hex, of format, the argv as given, the
