@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -96,9 +98,20 @@ func (c *Config) moreTreeSource(watch, env []string) (src verbsurface.TreeSource
 		}
 		argv[0] = prog
 		load := func(ctx context.Context) (*projector.Tree, error) {
-			return fromclap.Walk(ctx, argv, &fromclap.Options{Env: env})
+			opts := &fromclap.Options{Env: env}
+			// Kept in the state directory as a cobra binary's tree is
+			// (issue 35, item 5): a restart against an unchanged binary
+			// does not run it again.
+			if dir, err := tokenDir(c.Name, os.Getenv); err == nil {
+				return fromclap.CachedWalk(ctx, argv, opts, filepath.Join(dir, clapCacheFile))
+			}
+			return fromclap.Walk(ctx, argv, opts)
 		}
 		return verbsurface.CacheByFile(prog, load, watch...), true, nil
 	}
 	return nil, false, nil
 }
+
+// clapCacheFile is where, in the state directory, a clap binary's walked
+// tree is kept.
+const clapCacheFile = "clap-tree.json"

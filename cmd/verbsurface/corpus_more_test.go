@@ -11,7 +11,7 @@ import (
 )
 
 // The corpus's rows for the parser families read after cobra, argparse
-// and click: pip (optparse) and fd (clap). Each op's output is compared
+// and click: pip (optparse), fd and bat (clap 4 and clap 3). Each op's output is compared
 // byte for byte with what the program prints when run directly with the
 // argv the front renders.
 func init() {
@@ -75,6 +75,31 @@ func init() {
 				t.Errorf("the excluded --exec: %v", r)
 			}
 			outsideRefused(t, c, `{"op":"files.find","args":{"pattern":"x","path":["/etc"]}}`)
+		},
+	}, corpusProgram{
+		name: "bat", bin: "batcat",
+		version: []string{"--version"}, want: "bat 0.22.1", install: "apt-get install bat",
+		spot: "file.show",
+		setup: func(t *testing.T, dir string) []string {
+			writeFiles(t, dir, map[string]string{"notes/list.txt": "one\ntwo\nthree\nfour\n", "notes/-dash.txt": "dash\n"})
+			return nil
+		},
+		ops: func(t *testing.T, c *client, dir string) {
+			list := filepath.Join(dir, "notes", "list.txt")
+			r := resultOf(t, c.op(`{"op":"file.show","args":{"FILE":[`+quoted(list)+`],"number":true,"decorations":"always","line_range":"2:3"}}`))
+			direct := runDirect(t, dir, "batcat", "--paging=never", "--color=never", "--number", "--decorations=always", "--line-range=2:3", "--", list)
+			if got := textOf(t, r); got != direct || !strings.Contains(got, "2 two") {
+				t.Errorf("file.show: %q, batcat printed %q", got, direct)
+			}
+			// A file whose name starts with a dash reaches bat as a file.
+			dash := filepath.Join(dir, "notes", "-dash.txt")
+			if got := textOf(t, resultOf(t, c.op(`{"op":"file.show","args":{"FILE":[`+quoted(dash)+`]}}`))); got != "dash\n" {
+				t.Errorf("a dash-leading file: %q", got)
+			}
+			if r := c.op(`{"op":"file.show","args":{"pager":"sh -c id"}}`); code(r) != "invalid_args" {
+				t.Errorf("the excluded --pager: %v", r)
+			}
+			outsideRefused(t, c, `{"op":"file.show","args":{"FILE":["/etc/hostname"]}}`)
 		},
 	})
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,7 +14,8 @@ import (
 
 // The corpus's cobra programs whose help flag or help layout is their own
 // (issue 34): gh and podman (their own help flag and layout), etcdctl (its
-// own layout and flag format). Each is read by the cobra-binary reader
+// own layout and flag format), docker (its own help flag, and its usage
+// line on the title's line). Each is read by the cobra-binary reader
 // from completion and what its help prints in cobra's and pflag's words,
 // and one op of each is compared byte for byte with the program run
 // directly.
@@ -98,6 +100,46 @@ func init() {
 				}
 				if r := c.op(`{"op":"version","args":{"endpoints":["10.0.0.1:2379"]}}`); code(r) != "invalid_args" {
 					t.Errorf("endpoints, excluded: %v", r)
+				}
+			},
+		},
+		corpusProgram{
+			name: "docker", bin: "docker",
+			version: []string{"--version"}, want: "Docker version 20.10.24", install: "apt-get install docker.io",
+			spot: "context.list",
+			setup: func(t *testing.T, dir string) []string {
+				if err := os.Mkdir(filepath.Join(dir, "docker"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				return []string{"DOCKER_CONFIG=" + filepath.Join(dir, "docker")}
+			},
+			ops: func(t *testing.T, c *client, dir string) {
+				env := []string{"DOCKER_CONFIG=" + filepath.Join(dir, "docker")}
+				// context ls prints a JSON object a line, which the
+				// front decodes (jsonl); inspect prints a JSON array.
+				var got, want []any
+				outputOf(t, resultOf(t, c.op(`{"op":"context.list"}`)), &got)
+				for _, l := range strings.Split(strings.TrimSpace(runProgram(t, dir, env, "docker", "context", "ls", "--format={{json .}}")), "\n") {
+					var v any
+					if err := json.Unmarshal([]byte(l), &v); err != nil {
+						t.Fatalf("docker context ls: %q: %v", l, err)
+					}
+					want = append(want, v)
+				}
+				if len(want) == 0 || !reflect.DeepEqual(got, want) {
+					t.Errorf("context.list: %v, want what docker context ls prints: %v", got, want)
+				}
+				var gotI, wantI any
+				outputOf(t, resultOf(t, c.op(`{"op":"context.inspect","args":{"context":"default"}}`)), &gotI)
+				if err := json.Unmarshal([]byte(runProgram(t, dir, env, "docker", "context", "inspect", "default")), &wantI); err != nil {
+					t.Fatalf("docker context inspect default: %v", err)
+				}
+				if !reflect.DeepEqual(gotI, wantI) {
+					t.Errorf("context.inspect: %v, want what docker context inspect default prints: %v", gotI, wantI)
+				}
+				// The output format is the front's: a caller's template is refused.
+				if r := c.op(`{"op":"context.inspect","args":{"format":"{{.Name}}"}}`); code(r) != "invalid_args" {
+					t.Errorf("format: %v", r)
 				}
 			},
 		},

@@ -53,4 +53,15 @@
 // between options (the program refuses such a combination itself, after
 // the argv was rendered faithfully), hidden options (never offered), and
 // whether a repeatable option repeats (it is offered once).
+//
+// # Caching
+//
+// A walk runs the program once a command. [CachedWalk] keeps the tree in
+// a private file and reads it back while the program, the reader and the
+// options are unchanged, by the code and the rules of
+// fromcobrabin.CachedWalk (package projector/internal/treecache): the key
+// is the program's device, inode, size, modification and change time, the
+// reader's own executable's, and the argv, environment, directory,
+// exclusions and command bound; a file that does not match, cannot be
+// decoded or is not private is absent; a new one is written atomically.
 package fromclap

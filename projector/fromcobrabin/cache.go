@@ -1,25 +1,15 @@
 package fromcobrabin
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/verbsurface/verbsurface/projector"
+	"github.com/verbsurface/verbsurface/projector/internal/treecache"
 )
-
-// maxCacheBytes bounds what a cache file may hold (and so what reading
-// one may cost): far beyond the tree of Options.MaxCommands commands.
-const maxCacheBytes = 64 << 20
 
 // cacheFormat names the layout of a cache file; a file of another format
 // is absent.
@@ -52,32 +42,18 @@ const cacheFormat = "verbsurface/fromcobrabin/v1"
 // writes nothing. Failure to write is not an error: the tree is returned
 // all the same. The directory is created 0700 if missing.
 func CachedWalk(ctx context.Context, argv []string, opts *Options, cacheFile string) (*projector.Tree, error) {
-	key, err := cacheKey(argv, opts)
+	walk := func(ctx context.Context) (*projector.Tree, error) { return Walk(ctx, argv, opts) }
+	c := &treecache.Cache{Format: cacheFormat, Dialect: projector.DialectPflag, File: cacheFile}
+	key, err := cacheKey(c, argv, opts)
 	if err != nil {
-		return Walk(ctx, argv, opts) // Walk names what is wrong with argv
+		return walk(ctx) // Walk names what is wrong with argv
 	}
-	if t := readCache(cacheFile, key); t != nil {
-		return t, nil
-	}
-	t, err := Walk(ctx, argv, opts)
-	if err != nil {
-		return nil, err
-	}
-	_ = writeCache(cacheFile, key, t)
-	return t, nil
-}
-
-// cacheDoc is the layout of a cache file.
-type cacheDoc struct {
-	Format string          `json:"format"`
-	Key    string          `json:"key"`
-	Types  []string        `json:"types"` // of the tree's free-form values (cachevalues.go)
-	Tree   *projector.Tree `json:"tree"`
+	return c.Walk(ctx, key, walk)
 }
 
 // cacheKey is the SHA-256, in hex, of everything the walk's answer
 // depends on.
-func cacheKey(argv []string, opts *Options) (string, error) {
+func cacheKey(c *treecache.Cache, argv []string, opts *Options) (string, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return "", errors.New("no program given")
 	}
@@ -88,27 +64,10 @@ func cacheKey(argv []string, opts *Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return "", err
-	}
-	prog, err := fileIdentity(exe)
-	if err != nil {
-		return "", err
-	}
-	reader := "unknown"
-	if self, err := os.Executable(); err == nil {
-		if id, err := fileIdentity(self); err == nil {
-			reader = self + " " + id
-		}
-	}
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	env = environ(env)
-	slices.Sort(env)
-	exclude := slices.Clone(opts.ExcludeFlags)
-	slices.Sort(exclude)
 	// The commands walked (Options.Paths): a front that names another verb
 	// must not read a tree walked for the old list.
 	paths := make([]string, 0, len(opts.Paths))
@@ -116,102 +75,6 @@ func cacheKey(argv []string, opts *Options) (string, error) {
 		paths = append(paths, strings.Join(p, "\x00"))
 	}
 	slices.Sort(paths)
-	b, err := json.Marshal(map[string]any{
-		"format":       cacheFormat,
-		"argv":         argv,
-		"exe":          exe,
-		"exe_identity": prog,
-		"reader":       reader,
-		"env":          env,
-		"dir":          opts.Dir,
-		"exclude":      exclude,
-		"paths":        paths,
-		"max_commands": positive(opts.MaxCommands, DefaultMaxCommands),
-	})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// readCache is the tree kept in path under key, or nil when there is
-// none to trust.
-func readCache(path, key string) *projector.Tree {
-	if !privateDir(filepath.Dir(path)) {
-		return nil
-	}
-	f, err := openPrivate(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxCacheBytes+1))
-	if err != nil || len(b) > maxCacheBytes {
-		return nil
-	}
-	c, err := decodeCache(b)
-	if err != nil || c.Key != key {
-		return nil
-	}
-	return c.Tree
-}
-
-// decodeCache reads a cache file: of this format, a tree of the pflag
-// dialect, every value of the type recorded for it.
-func decodeCache(b []byte) (*cacheDoc, error) {
-	var c cacheDoc
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one value")
-	}
-	if c.Format != cacheFormat || c.Tree == nil || c.Tree.Dialect != projector.DialectPflag {
-		return nil, errors.New("not a cache of this format")
-	}
-	for _, cmd := range c.Tree.Commands {
-		if cmd == nil {
-			return nil, errors.New("a null command")
-		}
-	}
-	if err := retype(c.Tree, c.Types); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
-// writeCache keeps t in path under key: a temporary file beside it,
-// synced, renamed over it.
-func writeCache(path, key string, t *projector.Tree) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	if !privateDir(dir) {
-		return fmt.Errorf("cache directory %s is not private", dir)
-	}
-	b, err := encodeCache(key, t)
-	if err != nil {
-		return err // not kept: the program is walked next time
-	}
-	tmp, err := os.CreateTemp(dir, ".cache-*") // 0600
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // once renamed, there is nothing to remove
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return c.Key(treecache.Reader{Argv: argv, Exe: exe, Env: environ(env), Dir: opts.Dir, Exclude: opts.ExcludeFlags,
+		Fields: map[string]any{"paths": paths, "max_commands": positive(opts.MaxCommands, DefaultMaxCommands)}})
 }

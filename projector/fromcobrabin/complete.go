@@ -76,7 +76,7 @@ func (p *program) complete(ctx context.Context, path []string, words ...string) 
 	}
 	c, err := parseCompletion(out.stdout)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", quoteCall(p.describe(args)), err)
+		return nil, fmt.Errorf("%s: %v", p.describe(args), err)
 	}
 	return c, nil
 }
@@ -153,13 +153,19 @@ func (p *program) parses(ctx context.Context, path []string, words ...string) (p
 	if err != nil {
 		return probeUnclear, err
 	}
+	return c.probe(), nil
+}
+
+// probe reads an answer to completing a flag name after words (see
+// parses).
+func (c *completion) probe() probe {
 	switch {
 	case c.directive == directiveNoFileComp:
 		// Flag names completed, or none left to complete (every flag
 		// given, a help flag hidden): the words parsed.
-		return probeParsed, nil
+		return probeParsed
 	case len(c.items) == 0 && c.directive == 0:
-		return probeRejected, nil
+		return probeRejected
 	}
-	return probeUnclear, nil
+	return probeUnclear
 }

@@ -95,7 +95,7 @@ func (w *walker) ownName(ctx context.Context) (string, error) {
 		name = first
 	}
 	if name == "" {
-		name = filepath.Base(w.prog.argv[0])
+		name = filepath.Base(w.prog.argv0())
 		if ext := filepath.Ext(name); strings.EqualFold(ext, ".exe") {
 			name = strings.TrimSuffix(name, ext)
 		}
@@ -106,9 +106,16 @@ func (w *walker) ownName(ctx context.Context) (string, error) {
 // usageLines returns the lines a page prints under a title Usage (any
 // case, with or without a colon) that start with cmdPath ("": any line),
 // indent removed.
+//
+// A title with the usage on its own line, "Usage:  docker context ls
+// [OPTIONS]" (the Docker CLI's template), is a usage line too.
 func usageLines(lines []string, cmdPath string) []string {
 	var usage []string
 	for i, l := range lines {
+		if m := usageInline.FindStringSubmatch(l); m != nil && (cmdPath == "" || startsWithPath(m[1], cmdPath)) {
+			usage = append(usage, strings.TrimSpace(m[1]))
+			continue
+		}
 		if !usageHeader.MatchString(strings.TrimSpace(l)) || strings.HasPrefix(l, " ") {
 			continue
 		}
@@ -126,6 +133,10 @@ func usageLines(lines []string, cmdPath string) []string {
 // usageHeader is the title of a usage section in any layout: "Usage:",
 // "USAGE".
 var usageHeader = regexp.MustCompile(`(?i)^usage:?$`)
+
+// usageInline is a usage title at the start of a line followed, after
+// two spaces or more, by the usage itself.
+var usageInline = regexp.MustCompile(`(?i)^usage: {2,}(\S.*)$`)
 
 // commandWord is a usage line's placeholder for a subcommand: "[command]",
 // "<command>", "COMMAND", "<subcommand>".
@@ -281,6 +292,32 @@ func (w *walker) ownFlags(ctx context.Context, cmd *projector.Command, entries m
 		cmd.Unrepresentable = &projector.Unrepresentable{Reason: fmt.Sprintf("its help, in a layout of its own, does not print %d of the flags completion names (more than %d), and learning each from its parser would take about five calls a flag", unprintedCount, maxUnprinted)}
 		return
 	}
+	// Each flag's entry: the page's, or one made for a flag it does not
+	// print, whose parser alone says what it takes.
+	lines := map[*named]*flagLine{}
+	unprintedLine := map[*flagLine]bool{}
+	var asked []*flagLine
+	for _, f := range flags {
+		if f.name == "help" || w.exclude[f.name] {
+			continue
+		}
+		fl := entries[f.name]
+		if fl == nil || f.short != "" && fl.shorthand != f.short {
+			fl = &flagLine{name: f.name, shorthand: f.short, usage: strings.ReplaceAll(f.desc, "`", "")}
+			fl.text = "\x00" + strings.Join(path, " ") + "\x00" + f.name // learnt for this command alone
+			fl.word = unprinted
+			unprintedLine[fl] = true
+		}
+		lines[f] = fl
+		asked = append(asked, fl)
+	}
+	kind := func(fl *flagLine) probeKind {
+		if unprintedLine[fl] {
+			return probeString // resolve asks it first, past the bare probe
+		}
+		return kindToProbe(fl, raw)
+	}
+	pre := w.probeTogether(ctx, path, asked, kind, func(fl *flagLine) bool { return !unprintedLine[fl] })
 	for _, f := range flags {
 		if f.name == "help" {
 			continue
@@ -290,14 +327,10 @@ func (w *walker) ownFlags(ctx context.Context, cmd *projector.Command, entries m
 			continue
 		}
 		var p *projector.Param
-		if e := entries[f.name]; e != nil && (f.short == "" || e.shorthand == f.short) {
-			p = w.flagParam(ctx, path, e, raw, true)
+		if fl := lines[f]; !unprintedLine[fl] {
+			p = w.flagParam(ctx, path, fl, raw, true, pre)
 		} else {
-			// Not printed: its parser says what it takes.
-			fl := &flagLine{name: f.name, shorthand: f.short, usage: strings.ReplaceAll(f.desc, "`", "")}
-			fl.text = "\x00" + strings.Join(path, " ") + "\x00" + f.name // learnt for this command alone
-			fl.word = unprinted
-			p = w.fromResolution(fl, w.resolve(ctx, path, fl))
+			p = w.fromResolution(fl, w.resolve(ctx, path, fl, pre))
 			p.Default = nil
 			p.Action = unprintedAction
 			if p.Unrepresentable != nil {

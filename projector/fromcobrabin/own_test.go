@@ -55,7 +55,7 @@ func TestWalkOwnHelp(t *testing.T) {
 	for _, c := range tree.Commands {
 		got = append(got, strings.Join(c.Path, " "))
 	}
-	if want := []string{"", "images", "many", "pr", "pr list", "pr view", "raw"}; !slices.Equal(got, want) {
+	if want := []string{"", "images", "inspect", "many", "pr", "pr list", "pr view", "raw"}; !slices.Equal(got, want) {
 		t.Errorf("commands %q, want %q", got, want)
 	}
 	if tree.Program != "ownhelp" {
@@ -103,6 +103,13 @@ func TestWalkOwnHelp(t *testing.T) {
 	if p := images["repo"]; p == nil || p.Action != "pflag:(not in help)" || p.Kind != projector.KindString {
 		t.Errorf("images --repo, which its page does not print: %+v", p)
 	}
+	inspect := params("inspect") // "Usage:  ownhelp inspect [OPTIONS] NAME [NAME...]", the Docker CLI's layout
+	if p := inspect["name"]; p == nil || !p.Positional() || !p.Required {
+		t.Errorf("inspect's required NAME: %+v", p)
+	}
+	if p := inspect["format"]; p == nil || p.Kind != projector.KindString || !slices.Contains(p.Options, "-f") {
+		t.Errorf("inspect --format: %+v", p)
+	}
 	if m := tree.Find("many"); m.Unrepresentable == nil || !strings.Contains(m.Unrepresentable.Reason, "does not print 71 of the flags") {
 		t.Errorf("many: %+v", m.Unrepresentable)
 	}
@@ -115,8 +122,8 @@ func TestWalkOwnHelp(t *testing.T) {
 // The round trip over the fixture whose help is its own: what its
 // help-derived schemas accept renders to argv its own parser reads back.
 func TestRoundTripOwnFixture(t *testing.T) {
-	if n := roundTrip(t, walkOwn(t, nil), fixture.NewOwn, 30); n != 3 {
-		t.Errorf("%d commands round-tripped, want 3", n)
+	if n := roundTrip(t, walkOwn(t, nil), fixture.NewOwn, 30); n != 4 {
+		t.Errorf("%d commands round-tripped, want 4", n)
 	}
 }
 

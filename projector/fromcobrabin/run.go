@@ -1,47 +1,28 @@
 package fromcobrabin
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/verbsurface/verbsurface/projector/internal/helprun"
 )
 
-// program runs the installed cobra program: its argv (the executable and
-// fixed leading arguments) followed by one question (__complete … or
-// PATH… --help), with a fixed environment, a bounded time and bounded
-// output, at most a few at once.
+// program runs the installed cobra program through package helprun (the
+// runner every help reader shares: the executable resolved once, bounded
+// time and output per call, a process group killed whole with the call,
+// at most a few calls at once): its argv followed by one question
+// (__complete … or PATH… --help), in the environment of environ.
 type program struct {
-	argv      []string
-	env       []string
-	dir       string
-	timeout   time.Duration
-	maxOutput int
-	slots     chan struct{}
-	calls     atomic.Int64
+	runner *helprun.Program
+	calls  atomic.Int64 // how many times the program was run
 }
 
-// fixedEnv is what every call sets over the operator's environment, so
-// that the output is the plain layout the reader knows: no colour, no
-// terminal, a fixed width for a program that wraps by it, the C locale, no
-// active-help lines in completions, and completion descriptions on.
-var fixedEnv = []string{
-	"NO_COLOR=1",
-	"CLICOLOR=0",
-	"TERM=dumb",
-	"COLUMNS=200",
-	"LANG=C",
-	"LC_ALL=C",
-	"COBRA_ACTIVE_HELP=0",
-	"COBRA_COMPLETION_DESCRIPTIONS=true",
-}
+// fixedEnv is what every call sets over the operator's environment:
+// helprun's plain layout (no colour, no terminal, a fixed width, the C
+// locale), then no active-help lines in completions, and completion
+// descriptions on.
+var fixedEnv = append(append([]string{}, helprun.FixedEnv...), "COBRA_ACTIVE_HELP=0", "COBRA_COMPLETION_DESCRIPTIONS=true")
 
 // environ is env with fixedEnv set over it. Cobra reads a program-specific
 // NAME_ACTIVE_HELP and NAME_COMPLETION_DESCRIPTIONS before the COBRA_ ones,
@@ -68,119 +49,28 @@ type output struct {
 	stdout, stderr []byte
 }
 
-// errOverflow is a call whose output passed the cap.
-var errOverflow = errors.New("output cap reached")
-
-// cappedBuffer keeps at most max bytes and cancels the call on the first
-// byte beyond, so a program that prints without end is stopped, not read.
-type cappedBuffer struct {
-	mu       sync.Mutex
-	buf      bytes.Buffer
-	max      int
-	overflow bool
-	cancel   context.CancelFunc
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.overflow {
-		return 0, errOverflow
-	}
-	if b.buf.Len()+len(p) > b.max {
-		b.overflow = true
-		b.cancel()
-		return 0, errOverflow
-	}
-	return b.buf.Write(p)
-}
-
 // run runs the program with args after its argv. A call that cannot start,
-// exits non-zero, runs past the timeout or prints past the cap is an error
-// that says which, naming the arguments; what it printed is returned all
-// the same.
+// exits non-zero, runs past the timeout or prints past the cap is a
+// *helprun.CallError that says which, naming the arguments; what it
+// printed is returned all the same.
 func (p *program) run(ctx context.Context, args ...string) (output, error) {
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return output{}, ctx.Err()
-	}
-	defer func() { <-p.slots }()
 	p.calls.Add(1)
-
-	cctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	stdout := &cappedBuffer{max: p.maxOutput, cancel: cancel}
-	stderr := &cappedBuffer{max: p.maxOutput, cancel: cancel}
-	cmd := exec.CommandContext(cctx, p.argv[0], append(append([]string(nil), p.argv[1:]...), args...)...)
-	cmd.Env, cmd.Dir = p.env, p.dir
-	cmd.Stdin = nil // the null device: a program that asks for input gets none
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// A program whose children keep its pipes open must not hold the walk.
-	cmd.WaitDelay = time.Second
-	setProcessGroup(cmd)
-	err := startTied(cmd)
-	if err == nil {
-		err = cmd.Wait()
-	}
-	out := output{stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes()}
-	call := p.describe(args)
-	switch {
-	case stdout.overflow || stderr.overflow:
-		return out, &callError{err: fmt.Errorf("%s: printed more than %d bytes; stopped", quoteCall(call), p.maxOutput)}
-	case ctx.Err() != nil:
-		return out, ctx.Err()
-	case cctx.Err() != nil:
-		return out, &callError{err: fmt.Errorf("%s: did not finish within %s; stopped", quoteCall(call), p.timeout)}
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return out, &callError{exit: true, err: fmt.Errorf("%s: %v%s", quoteCall(call), err, stderrTail(out.stderr))}
-		}
-		return out, &callError{launch: true, err: fmt.Errorf("%s: %w", quoteCall(call), err)}
-	}
-	return out, nil
+	stdout, stderr, err := p.runner.Run(ctx, args...)
+	return output{stdout: stdout, stderr: stderr}, err
 }
 
-// describe names a call in messages: the program by its file name (the
-// error is about that program; its directory says nothing more), then the
-// leading arguments and args.
-func (p *program) describe(args []string) string {
-	return strings.Join(append(append([]string{filepath.Base(p.argv[0])}, p.argv[1:]...), args...), " ")
-}
+// describe names a call in messages, quoted (helprun.Program.Describe).
+func (p *program) describe(args []string) string { return p.runner.Describe(args...) }
 
-func quoteCall(call string) string {
-	if len(call) > 200 {
-		call = call[:200] + "…"
-	}
-	return fmt.Sprintf("%q", call)
-}
+// argv0 is the program's resolved executable.
+func (p *program) argv0() string { return p.runner.Argv[0] }
 
-// stderrTail is the last line of what a failed call printed on stderr, for
-// its error message.
-func stderrTail(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return ""
-	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return ": " + s
-}
-
-// lookPath resolves the executable of argv as exec would, once, so that
+// lookPath resolves the executable name as exec would, once, so that
 // every call runs the same file.
 func lookPath(name string) (string, error) {
-	path, err := exec.LookPath(name)
+	argv, err := helprun.Resolve([]string{name})
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(path); err != nil {
-		return "", err
-	}
-	return path, nil
+	return argv[0], nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/projector/fromcobra"
+	"github.com/verbsurface/verbsurface/projector/internal/helprun"
 )
 
 // Defaults of [Options].
@@ -97,6 +98,18 @@ func (e *Error) Unwrap() error { return e.Err }
 // documentation); a failure to run the program, a call past its bound or
 // a cancelled ctx fails the whole walk with an [*Error] (or ctx's error).
 func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, error) {
+	return walk(ctx, argv, opts, nil)
+}
+
+// walkTrace is what a test asks of a walk: to ask every probe of a flag
+// alone, as the reader did before it asked them together (batch.go), and
+// how many times the program was run.
+type walkTrace struct {
+	oneByOne bool
+	calls    int64
+}
+
+func walk(ctx context.Context, argv []string, opts *Options, trace *walkTrace) (*projector.Tree, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, &Error{Argv: argv, Kind: KindLaunch, Err: errors.New("no program given")}
 	}
@@ -111,15 +124,19 @@ func Walk(ctx context.Context, argv []string, opts *Options) (*projector.Tree, e
 	if env == nil {
 		env = os.Environ()
 	}
-	p := &program{
-		argv:      append([]string{exe}, argv[1:]...),
-		env:       environ(env),
-		dir:       opts.Dir,
-		timeout:   positive(opts.Timeout, DefaultTimeout),
-		maxOutput: positive(opts.MaxOutput, DefaultMaxOutput),
-	}
-	p.slots = make(chan struct{}, positive(opts.Parallel, DefaultParallel))
+	p := &program{runner: &helprun.Program{
+		Argv:      append([]string{exe}, argv[1:]...),
+		Env:       environ(env),
+		Dir:       opts.Dir,
+		Timeout:   positive(opts.Timeout, DefaultTimeout),
+		MaxOutput: positive(opts.MaxOutput, DefaultMaxOutput),
+		Parallel:  positive(opts.Parallel, DefaultParallel),
+	}}
 	w := &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]*pending{}}
+	if trace != nil {
+		w.oneByOne = trace.oneByOne
+		defer func() { trace.calls = p.calls.Load() }()
+	}
 	for _, n := range opts.ExcludeFlags {
 		w.exclude[n] = true
 	}
@@ -191,6 +208,8 @@ type walker struct {
 	visited  int
 	err      error
 	resolved map[string]*pending // an inherited flag's printed entry -> what probing it found
+
+	oneByOne bool // ask each flag's probes alone (a test's comparison)
 }
 
 // node is one visited command and its children.
@@ -225,8 +244,8 @@ func (w *walker) fatal(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err
 	}
-	var ce *callError
-	if errors.As(err, &ce) && ce.launch {
+	var ce *helprun.CallError
+	if errors.As(err, &ce) && ce.Launch {
 		return &Error{Argv: w.argv, Kind: KindLaunch, Err: err}
 	}
 	if errors.As(err, &ce) {
@@ -243,8 +262,8 @@ func (w *walker) fatal(ctx context.Context, err error) error {
 // (it may not recur, and a tree must not keep a command unavailable for
 // it); settled then returns false.
 func (w *walker) settled(err error) bool {
-	var ce *callError
-	if errors.As(err, &ce) && !ce.exit {
+	var ce *helprun.CallError
+	if errors.As(err, &ce) && !ce.Exit {
 		w.fail(err)
 		return false
 	}
@@ -501,16 +520,20 @@ func firstLine(text string) string {
 // its Flags block need not list.
 func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, own bool) {
 	path := cmd.Path
-	// The raw first line of every flag's usage, as completion offers it.
+	// The raw first line of every flag's usage, as completion offers it,
+	// asked only when a flag's word is also in its usage (classifyWord
+	// needs it for no other).
 	raw := map[string]string{}
-	if c, err := w.prog.complete(ctx, path, "--"); err == nil {
-		for _, it := range c.items {
-			if name, ok := strings.CutPrefix(it.value, "--"); ok {
-				raw[name] = it.desc
+	if needsRaw(pg) || w.oneByOne {
+		if c, err := w.prog.complete(ctx, path, "--"); err == nil {
+			for _, it := range c.items {
+				if name, ok := strings.CutPrefix(it.value, "--"); ok {
+					raw[name] = it.desc
+				}
 			}
+		} else if !w.settled(err) {
+			return
 		}
-	} else if !w.settled(err) {
-		return
 	}
 	claimed := map[string]string{} // param name -> what claimed it
 	claim := func(name, by string) {
@@ -519,6 +542,17 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 		}
 		claimed[name] = by
 	}
+	var asked []*flagLine
+	for _, f := range append(append([]*flagLine{}, pg.local...), pg.inherited...) {
+		if !w.cobraVersion(path, f) {
+			asked = append(asked, f)
+		}
+	}
+	inherited := map[*flagLine]bool{}
+	for _, f := range pg.inherited {
+		inherited[f] = true
+	}
+	pre := w.probeTogether(ctx, path, asked, func(f *flagLine) probeKind { return kindToProbe(f, raw) }, func(f *flagLine) bool { return inherited[f] })
 	sawHelp := false
 	for k, block := range [][]*flagLine{pg.local, pg.inherited} {
 		for _, f := range block {
@@ -526,14 +560,14 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 				sawHelp = sawHelp || k == 0 && f.word == "" && strings.HasPrefix(f.usage, "help for ")
 				continue
 			}
-			if f.name == "version" && f.word == "" && f.usage == "version for "+w.nameOf(path) {
+			if w.cobraVersion(path, f) {
 				continue // cobra's own --version (InitDefaultVersionFlag): it prints the version instead of running
 			}
 			if w.exclude[f.name] {
 				cmd.Excluded = append(cmd.Excluded, "--"+f.name)
 				continue
 			}
-			p := w.flagParam(ctx, path, f, raw, k == 1)
+			p := w.flagParam(ctx, path, f, raw, k == 1, pre)
 			claim(p.Name, "flag --"+f.name)
 			cmd.Params = append(cmd.Params, p)
 		}
@@ -556,6 +590,25 @@ func (w *walker) params(ctx context.Context, cmd *projector.Command, pg *page, o
 		}
 	}
 	w.positionals(cmd, pg.useLine, excluded, claimed, claim)
+}
+
+// cobraVersion reports whether f is cobra's own --version flag
+// (InitDefaultVersionFlag), which prints the version instead of running.
+func (w *walker) cobraVersion(path []string, f *flagLine) bool {
+	return f.name == "version" && f.word == "" && f.usage == "version for "+w.nameOf(path)
+}
+
+// needsRaw reports whether a flag of the page prints a word that its
+// usage also holds: only then does classifyWord need the raw usage.
+func needsRaw(pg *page) bool {
+	for _, block := range [][]*flagLine{pg.local, pg.inherited} {
+		for _, f := range block {
+			if f.word != "" && strings.Contains(f.usage, f.word) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // positionals adds the positionals the usage line useLine names to cmd,
@@ -638,7 +691,9 @@ type resolution struct {
 // through completion: one given bare that parses is a bool or a count
 // (pflag shows no "[=…]" for those two only), told apart by which of
 // --flag=true and --flag=2 parses; one that needs a value is a string.
-func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw map[string]string, inherited bool) *projector.Param {
+//
+// pre holds what was learnt of the command's flags together (batch.go).
+func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw map[string]string, inherited bool, pre *probed) *projector.Param {
 	r, known := raw[f.name]
 	if !known && f.word != "" && strings.Contains(f.usage, f.word) {
 		// Cobra offered only the required flags: ask for this one.
@@ -654,7 +709,7 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	switch kind {
 	case wordType:
 		if f.word == "" {
-			return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.noWord(ctx, path, f) }))
+			return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.noWord(ctx, path, f, pre) }))
 		}
 		typ := f.word
 		if t, ok := pflagTypes[typ]; ok {
@@ -667,7 +722,7 @@ func (w *walker) flagParam(ctx context.Context, path []string, f *flagLine, raw 
 	if f.hasNoOpt {
 		return stringParam(f) // "[=…]": a value flag that may be given bare
 	}
-	return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.resolve(ctx, path, f) }))
+	return w.fromResolution(f, w.cached(ctx, f, inherited, func() resolution { return w.resolve(ctx, path, f, pre) }))
 }
 
 // cached returns what learn finds about f. An inherited flag is one of an
@@ -706,16 +761,20 @@ func (w *walker) cached(ctx context.Context, f *flagLine, inherited bool, learn 
 // prints no default but pflag's for a bool ("true"); it is a value of its
 // own (string-in, its Set the validator) when either says otherwise (a
 // printed default of one word but "true").
-func (w *walker) noWord(ctx context.Context, path []string, f *flagLine) resolution {
+func (w *walker) noWord(ctx context.Context, path []string, f *flagLine, pre *probed) resolution {
 	// pflag prints a bool's default only when it is true; one word
 	// other than that is a value's default ("(default auto)"); words are
 	// the usage's own prose ("(default hides intermediate images)").
-	if _, def, ok := pflagDefault(f.usage, false); ok && def != "true" && def != "" && !strings.ContainsAny(def, " \t\n") {
+	if valueDefault(f) {
 		return resolution{typ: typeWords}
 	}
-	pr, err := w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
-	if err != nil && !w.settled(err) {
-		return resolution{unknown: "the walk stopped"}
+	pr, asked := pre.boolAnswer(f) // asked with the command's other flags
+	if !asked {
+		var err error
+		pr, err = w.prog.parses(ctx, path, "--"+f.name+"=true", "--"+f.name+"=false")
+		if err != nil && !w.settled(err) {
+			return resolution{unknown: "the walk stopped"}
+		}
 	}
 	switch pr {
 	case probeParsed:
@@ -771,7 +830,7 @@ func (w *walker) fromResolution(f *flagLine, res resolution) *projector.Param {
 //   - neither parses but 1s does: a duration;
 //   - none parses: a value of a type of the program's own, offered as a
 //     string, which its Set validates.
-func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolution {
+func (w *walker) resolve(ctx context.Context, path []string, f *flagLine, pre *probed) resolution {
 	stopped := false
 	ask := func(words ...string) probe {
 		if stopped {
@@ -801,7 +860,13 @@ func (w *walker) resolve(ctx context.Context, path []string, f *flagLine) resolu
 			return resolution{unknown: "completing after it given bare gave neither a parse nor a refusal"}
 		}
 		switch {
-		case parses(with("x")):
+		case pre.textAnswer(f, func() probe { return ask(with("x")) }) == probeParsed:
+			if again, known := pre.repeated(f); known {
+				if again {
+					return resolution{typ: repeatedString}
+				}
+				return resolution{typ: "string"}
+			}
 			if w.repeats(ctx, path, f) {
 				return resolution{typ: repeatedString}
 			}
@@ -851,13 +916,3 @@ func (w *walker) repeats(ctx context.Context, path []string, f *flagLine) bool {
 	_, again := c.find("--" + f.name)
 	return again
 }
-
-// callError is a call of the program that failed: it could not start
-// (launch), exited non-zero (exit), or neither (stopped past a bound).
-type callError struct {
-	launch, exit bool
-	err          error
-}
-
-func (e *callError) Error() string { return e.err.Error() }
-func (e *callError) Unwrap() error { return e.err }

@@ -1,6 +1,5 @@
 // Package helprun runs an installed program for its help, as the help
-// readers do (fromclap; fromcobrabin has its own copy of the same rules,
-// to be moved here): the executable resolved once, a fixed environment
+// readers do (fromclap, fromcobrabin): the executable resolved once, a fixed environment
 // that asks for the plain layout, a bounded time and bounded output per
 // call, a few calls at once, each in a process group killed whole when the
 // call is stopped.
@@ -135,7 +134,7 @@ func (p *Program) Run(ctx context.Context, args ...string) (stdout, stderr []byt
 		runErr = cmd.Wait()
 	}
 	stdout, stderr = out.buf.Bytes(), errb.buf.Bytes()
-	call := fmt.Sprintf("%q", clip(strings.Join(append(append([]string{filepath.Base(p.Argv[0])}, p.Argv[1:]...), args...), " ")))
+	call := p.Describe(args...)
 	switch {
 	case out.overflow || errb.overflow:
 		return stdout, stderr, &CallError{Err: fmt.Errorf("%s: printed more than %d bytes; stopped", call, p.MaxOutput)}
@@ -151,6 +150,14 @@ func (p *Program) Run(ctx context.Context, args ...string) (stdout, stderr []byt
 		return stdout, stderr, &CallError{Launch: true, Err: fmt.Errorf("%s: %w", call, runErr)}
 	}
 	return stdout, stderr, nil
+}
+
+// Describe names a call with args in messages, quoted: the program by its
+// file name (the message is about that program; its directory says
+// nothing more), then the leading arguments and args, clipped at 200
+// bytes.
+func (p *Program) Describe(args ...string) string {
+	return fmt.Sprintf("%q", clip(strings.Join(append(append([]string{filepath.Base(p.Argv[0])}, p.Argv[1:]...), args...), " ")))
 }
 
 func clip(s string) string {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package fromcobrabin
+package treecache
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package fromcobrabin
+package treecache
 
 import (
 	"bytes"
@@ -163,18 +163,18 @@ func typed(v any, name string) (any, error) {
 	return nil, fmt.Errorf("unknown type %q", name)
 }
 
-// encodeCache is the cache file of t under key, or an error when t would
-// not come back from it exactly as it is.
-func encodeCache(key string, t *projector.Tree) ([]byte, error) {
+// encode is the cache file of t under key, or an error when t would not
+// come back from it exactly as it is.
+func (c *Cache) encode(key string, t *projector.Tree) ([]byte, error) {
 	types, err := valueTypes(t)
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(cacheDoc{Format: cacheFormat, Key: key, Types: types, Tree: t})
+	b, err := json.Marshal(doc{Format: c.Format, Key: key, Types: types, Tree: t})
 	if err != nil {
 		return nil, err
 	}
-	back, err := decodeCache(b)
+	back, err := c.decode(b)
 	if err != nil {
 		return nil, err
 	}
