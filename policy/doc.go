@@ -75,6 +75,7 @@
 // the caller has one of them for every key; scopes: lists scopes the
 // caller's token must all grant.
 //
+//	rules:
 //	  - name: oncall-restarts
 //	    verbs: [service.restart]
 //	    who: {groups: [oncall]}
