@@ -42,12 +42,12 @@ type RunIdentity struct {
 	// and before the caller's, each an option and its value in one word,
 	// "--as={subject}": the value part holds literal text and {field}
 	// references. In one word an option's value cannot be read as another
-	// option or a positional, and Pattern keeps it from beginning with a
-	// dash: the rules every rendered value follows.
+	// option or a positional, and no value may begin with a dash: the
+	// rules every rendered value follows.
 	Args []string
 	// Pattern is what every field's value must match (nil:
-	// [DefaultIdentityPattern]); a pattern that admits a leading dash is
-	// refused by New.
+	// [DefaultIdentityPattern]). A value beginning with a dash is refused
+	// whatever the pattern admits.
 	Pattern *regexp.Regexp
 	// Exchange, when set, returns more environment entries ("NAME=value")
 	// for each command an op runs, given the caller and the request's
@@ -101,9 +101,6 @@ func (ri *RunIdentity) check() error {
 				return bad("args: %q refers to an empty field", a)
 			}
 		}
-	}
-	if ri.Pattern != nil && (ri.Pattern.MatchString("-") || ri.Pattern.MatchString("-x") || ri.Pattern.MatchString("--x")) {
-		return bad("pattern %q admits a value beginning with a dash", ri.Pattern)
 	}
 	return nil
 }
@@ -172,7 +169,10 @@ func (s *Surface) identityFor(ctx context.Context, v *Verb, exchange bool) (*ide
 			return "", refuse("the caller's token has no %s", field)
 		}
 		for _, val := range vals {
-			if !pattern.MatchString(val) || strings.HasPrefix(val, "-") {
+			if strings.HasPrefix(val, "-") {
+				return "", refuse("the caller's %s %s begins with a dash, which the program could read as an option", field, short(val))
+			}
+			if !pattern.MatchString(val) {
 				return "", refuse("the caller's %s %s does not match the operator's pattern %q", field, short(val), pattern)
 			}
 		}

@@ -176,6 +176,9 @@ func newFront(cfg *Config) (*front, error) {
 		Private:        cfg.private,
 		HelpBudget:     cfg.HelpBudget,
 	}
+	if err := cfg.identityOptions(&sopts); err != nil {
+		return nil, err
+	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts); err != nil {
 			return nil, err
@@ -395,13 +398,17 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 	if err != nil {
 		return &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
 	}
-	if pol.Limits.LiveRuns > 0 {
-		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs needs a count of the CLI's live runs, which this front cannot take; remove it", c.Policy)}
+	if pol.Limits.LiveRuns > 0 || pol.Limits.SubjectLiveRuns > 0 {
+		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs (and live_runs_per_subject) needs a count of the CLI's live runs, which this front cannot take; remove it", c.Policy)}
+	}
+	if err := c.checkPolicyClaims(pol.Claims()); err != nil {
+		return err
 	}
 	sopts.Decide = pol
 	if n := pol.Limits.RunsPerMinute; n > 0 {
 		sopts.SpawnsPerMinute = n
 	}
+	sopts.SubjectSpawnsPerMinute = pol.Limits.SubjectRunsPerMinute
 	return nil
 }
 

@@ -17,11 +17,16 @@ import (
 // OAuthConfig is the configuration's oauth section: the HTTP face accepts
 // OAuth 2.1 access tokens of Issuer for Audience instead of the static
 // token. The flags --oauth-issuer, --oauth-audience and --oauth-scope
-// override it. A stdio server does not read it.
+// override it. A stdio server does not read it; Claims and ClassScopes
+// (configuration only, no flags) are the surface's: the claims of a token
+// that reach policy and runs (groups, roles), and the scopes a token
+// needs to run a verb of a class (control: [verbsurface:write]).
 type OAuthConfig struct {
-	Issuer   string   `yaml:"issuer"`
-	Audience string   `yaml:"audience"`
-	Scopes   []string `yaml:"scopes"`
+	Issuer      string              `yaml:"issuer"`
+	Audience    string              `yaml:"audience"`
+	Scopes      []string            `yaml:"scopes"`
+	Claims      []string            `yaml:"claims"`
+	ClassScopes map[string][]string `yaml:"class_scopes"`
 }
 
 // oauthFlags are serve's OAuth flags.
@@ -72,11 +77,14 @@ func serveOAuth(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags
 	if o.Token != "" || hf.tokenFile != "" || hf.insecureNoAuth {
 		return fmt.Errorf("serve --http %s: OAuth is configured and so is a bearer token ($%s, --token-file or --insecure-no-auth): choose one", hf.addr, tokenEnv)
 	}
-	v, err := oauth.New(ctx, &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: oc.Scopes})
+	v, err := oauth.New(ctx, &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: scopesSupported(oc), Claims: oc.Claims})
 	if err != nil {
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 	}
 	o.OAuth = &mcphttp.OAuth{Verify: v.Verify, Metadata: v.Metadata(), Scopes: oc.Scopes, Leeway: v.Leeway()}
+	if len(oc.ClassScopes) > 0 {
+		o.OAuth.OpScopes = f.surface.OpScopes
+	}
 	ln, err := mcphttp.ListenOAuth(hf.addr)
 	if err != nil {
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
