@@ -87,7 +87,7 @@ func (s *Surface) scopeError(ctx context.Context, v *Verb) *ErrorObject {
 		return nil
 	}
 	return &ErrorObject{Code: CodeInsufficientScope, Scopes: missing, Message: fmt.Sprintf(
-		"%s is a %s verb, and running one needs a token granting %s, which the caller's token does not; it did not run: ask the authorization server for a token with that scope",
+		"%s is a %s verb, and running one needs a token granting %s, which the caller's token does not, so it did not run; a token with that scope, from the authorization server, runs it",
 		v.Name, v.Class, strings.Join(missing, " "))}
 }
 

@@ -151,7 +151,7 @@ func (s *Surface) identityFor(ctx context.Context, v *Verb, exchange bool) (*ide
 	}
 	refuse := func(format string, a ...any) *ErrorObject {
 		return &ErrorObject{Code: CodePolicyRefused, Rule: "identity", Message: fmt.Sprintf(
-			"%s did not run: the operator passes the caller's identity to the program, and %s", v.Name, fmt.Sprintf(format, a...))}
+			"%s did not run, since the operator passes the caller's identity to the program and %s", v.Name, fmt.Sprintf(format, a...))}
 	}
 	value := func(field string) (string, *ErrorObject) {
 		var vals []string

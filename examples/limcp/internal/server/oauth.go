@@ -5,21 +5,39 @@ package server
 import (
 	"context"
 	"net"
+	"slices"
 
 	"github.com/verbsurface/verbsurface/mcphttp"
 	"github.com/verbsurface/verbsurface/mcphttp/oauth"
+	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // OAuth returns the HTTP options' OAuth for access tokens of issuer
 // meant for audience (this server's canonical URL), each granting every
 // one of scopes. The issuer's metadata and keys are read now (package
 // mcphttp/oauth), so a wrong issuer stops the server before it serves.
-func OAuth(ctx context.Context, issuer, audience string, scopes []string) (*mcphttp.OAuth, error) {
-	v, err := oauth.New(ctx, &oauth.Config{Issuer: issuer, Audience: audience, Scopes: scopes})
+//
+// The claims named reach the caller's identity (policy, runs); with class
+// scopes (Options.ClassScopes), a tools/call none of whose ops the token
+// may run is answered 403 naming them, and the metadata publishes them.
+func (s *Server) OAuth(ctx context.Context, issuer, audience string, scopes, claims []string) (*mcphttp.OAuth, error) {
+	supported := slices.Clone(scopes)
+	for _, class := range []verbsurface.Class{verbsurface.ClassObserve, verbsurface.ClassControl, verbsurface.ClassSpawn} {
+		for _, sc := range s.opts.ClassScopes[class] {
+			if !slices.Contains(supported, sc) {
+				supported = append(supported, sc)
+			}
+		}
+	}
+	v, err := oauth.New(ctx, &oauth.Config{Issuer: issuer, Audience: audience, Scopes: supported, Claims: claims})
 	if err != nil {
 		return nil, err
 	}
-	return &mcphttp.OAuth{Verify: v.Verify, Metadata: v.Metadata(), Scopes: scopes, Leeway: v.Leeway()}, nil
+	o := &mcphttp.OAuth{Verify: v.Verify, Metadata: v.Metadata(), Scopes: scopes, Leeway: v.Leeway()}
+	if len(s.opts.ClassScopes) > 0 {
+		o.OpScopes = s.surface.OpScopes
+	}
+	return o, nil
 }
 
 // ListenOAuth opens the HTTP listener of a server with OAuth (any

@@ -89,6 +89,9 @@ type Options struct {
 	// checked against the live verbs at New, which fails on a rule that
 	// names a verb or parameter the surface does not have.
 	PolicyFile string
+	// ClassScopes are the scopes an OAuth caller's token must grant to run
+	// a verb of each class (verbsurface.Options.ClassScopes).
+	ClassScopes map[verbsurface.Class][]string
 	// ConfirmWithin is how long the person has to answer a policy's ask
 	// (verbsurface.DefaultConfirmWithin when zero).
 	ConfirmWithin time.Duration
@@ -256,6 +259,7 @@ func New(opts Options) (*Server, error) {
 		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
 		MaxResponseBytes: opts.Limits.MaxResponseBytes,
 		ClientKey:        opts.Limits.ClientKey,
+		ClassScopes:      opts.ClassScopes,
 		ConfirmWithin:    opts.ConfirmWithin,
 	}
 	if opts.PolicyFile != "" {
@@ -267,6 +271,11 @@ func New(opts Options) (*Server, error) {
 		s.pol, sopts.Decide = pol, pol
 		if n := pol.Limits.RunsPerMinute; n > 0 && (sopts.SpawnsPerMinute <= 0 || n < sopts.SpawnsPerMinute) {
 			sopts.SpawnsPerMinute = n
+		}
+		sopts.SubjectSpawnsPerMinute = pol.Limits.SubjectRunsPerMinute
+		if pol.Limits.SubjectLiveRuns > 0 {
+			s.Close()
+			return nil, fmt.Errorf("server: policy %s: limits.live_runs_per_subject is not counted by limcp yet (its runs do not record who started them); use live_runs, which counts every caller's", opts.PolicyFile)
 		}
 		if n := pol.Limits.LiveRuns; n > 0 {
 			s.live = &livePolicy{max: n, count: s.countLive}
