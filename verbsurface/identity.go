@@ -57,6 +57,21 @@ func (s *Surface) OpScopes(name string) []string {
 	return slices.Clone(s.opts.ClassScopes[r.verb.Class])
 }
 
+// ScopesSupported returns every, then each scope a class needs
+// ([Options].ClassScopes) not already in it: the scopes an HTTP face's
+// metadata publishes.
+func (s *Surface) ScopesSupported(every []string) []string {
+	out := slices.Clone(every)
+	for _, class := range []Class{ClassObserve, ClassControl, ClassSpawn} {
+		for _, sc := range s.opts.ClassScopes[class] {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
+
 // MissingScopes returns the scopes of want that granted lacks, in want's
 // order.
 func MissingScopes(want, granted []string) []string {

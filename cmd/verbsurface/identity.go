@@ -85,17 +85,3 @@ func (c *Config) checkPolicyClaims(claims []string) error {
 	}
 	return nil
 }
-
-// scopesSupported are the scopes the server's metadata publishes: those
-// every token needs, then those a class needs.
-func scopesSupported(oc *OAuthConfig) []string {
-	out := slices.Clone(oc.Scopes)
-	for _, class := range []string{"observe", "control", "spawn"} {
-		for _, s := range oc.ClassScopes[class] {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +128,20 @@ func TestHTTPServeIdentity(t *testing.T) {
 	want := `error="insufficient_scope", scope="verbsurface:write"`
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
 		t.Errorf("tools/call of show.write without the scope: HTTP %d %q %s; want 403 with %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b, want)
+	}
+
+	// The metadata publishes the scope a class needs.
+	mresp, err := http.Get(strings.TrimSuffix(srv.url, "/mcp") + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Scopes []string `json:"scopes_supported"`
+	}
+	err = json.NewDecoder(mresp.Body).Decode(&meta)
+	mresp.Body.Close()
+	if err != nil || !slices.Contains(meta.Scopes, "verbsurface:write") {
+		t.Errorf("metadata scopes_supported %v (%v); want verbsurface:write", meta.Scopes, err)
 	}
 
 	// The audit names the subject; no token is anywhere.

@@ -77,7 +77,7 @@ func serveOAuth(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags
 	if o.Token != "" || hf.tokenFile != "" || hf.insecureNoAuth {
 		return fmt.Errorf("serve --http %s: OAuth is configured and so is a bearer token ($%s, --token-file or --insecure-no-auth): choose one", hf.addr, tokenEnv)
 	}
-	v, err := oauth.New(ctx, &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: scopesSupported(oc), Claims: oc.Claims})
+	v, err := oauth.New(ctx, &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: f.surface.ScopesSupported(oc.Scopes), Claims: oc.Claims})
 	if err != nil {
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 	}

@@ -5,11 +5,9 @@ package server
 import (
 	"context"
 	"net"
-	"slices"
 
 	"github.com/verbsurface/verbsurface/mcphttp"
 	"github.com/verbsurface/verbsurface/mcphttp/oauth"
-	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // OAuth returns the HTTP options' OAuth for access tokens of issuer
@@ -21,15 +19,7 @@ import (
 // scopes (Options.ClassScopes), a tools/call none of whose ops the token
 // may run is answered 403 naming them, and the metadata publishes them.
 func (s *Server) OAuth(ctx context.Context, issuer, audience string, scopes, claims []string) (*mcphttp.OAuth, error) {
-	supported := slices.Clone(scopes)
-	for _, class := range []verbsurface.Class{verbsurface.ClassObserve, verbsurface.ClassControl, verbsurface.ClassSpawn} {
-		for _, sc := range s.opts.ClassScopes[class] {
-			if !slices.Contains(supported, sc) {
-				supported = append(supported, sc)
-			}
-		}
-	}
-	v, err := oauth.New(ctx, &oauth.Config{Issuer: issuer, Audience: audience, Scopes: supported, Claims: claims})
+	v, err := oauth.New(ctx, &oauth.Config{Issuer: issuer, Audience: audience, Scopes: s.surface.ScopesSupported(scopes), Claims: claims})
 	if err != nil {
 		return nil, err
 	}
