@@ -125,14 +125,3 @@ func (p *Policy) Claims() []string {
 	sort.Strings(out)
 	return out
 }
-
-// Identified reports whether some rule tests who is calling (who: or
-// scopes:).
-func (p *Policy) Identified() bool {
-	for i := range p.rules {
-		if len(p.rules[i].who) > 0 || len(p.rules[i].scopes) > 0 {
-			return true
-		}
-	}
-	return false
-}
