@@ -161,3 +161,44 @@ func TestHTTPServeIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityConfigRefusals: a configuration whose policy or identity
+// names a claim oauth.claims does not keep, or a class that is none, is
+// refused at start, naming it.
+func TestIdentityConfigRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		replace []string // old, new, ...
+		want    string
+	}{
+		{"a policy on an unkept claim", []string{"  claims: [groups]\n", "", ", RUN_GROUPS: groups", ""}, `a rule tests the claim "groups", which oauth.claims does not name`},
+		{"an identity field that is no kept claim", []string{"RUN_GROUPS: groups", "RUN_GROUPS: roles"}, `"roles" is not subject, client_id or a claim oauth.claims names`},
+		{"a class that is none", []string{"class_scopes: {control:", "class_scopes: {admin:"}, `"admin" is not a class`},
+		{"an identity arg that is no option", []string{`args: ["--as={subject}"]`, `args: ["{subject}"]`}, "is not an option and its value in one word"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			body := strings.Replace(identityConfig, "ISSUER", "https://id.example", 1)
+			for i := 0; i < len(c.replace); i += 2 {
+				if !strings.Contains(body, c.replace[i]) {
+					t.Fatalf("the configuration has no %q", c.replace[i])
+				}
+				body = strings.Replace(body, c.replace[i], c.replace[i+1], 1)
+			}
+			config := filepath.Join(dir, "show.yaml")
+			if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(identityPolicy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := LoadConfig(config)
+			if err == nil {
+				_, err = newFront(cfg)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v; want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
