@@ -74,9 +74,8 @@ type Limits struct {
 	// is refused.
 	LiveRuns int `yaml:"live_runs" json:"live_runs,omitempty"`
 	// SubjectRunsPerMinute and SubjectLiveRuns are the same limits for
-	// each verified subject ([Who]) on its own; the limits above then
-	// hold for all callers together. A caller without an identity is
-	// held to the limits above only.
+	// each verified subject ([Who]) on its own, beside the limits above.
+	// A caller without an identity is held to the limits above only.
 	SubjectRunsPerMinute int `yaml:"runs_per_minute_per_subject" json:"runs_per_minute_per_subject,omitempty"`
 	SubjectLiveRuns      int `yaml:"live_runs_per_subject" json:"live_runs_per_subject,omitempty"`
 }

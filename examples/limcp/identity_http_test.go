@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/verbsurface/verbsurface/internal/oauthtest"
@@ -83,5 +84,64 @@ rules:
 	}
 	if o := submit(carol); o.OK || o.Error.Code != "rate_limited" || !strings.Contains(string(o.raw), "client may start 3") {
 		t.Fatalf("carol's submit past the total: %s; want rate_limited by the total of 3", o.raw)
+	}
+}
+
+// TestHTTPOAuthLiveRunsPerSubject: live_runs_per_subject holds per
+// verified subject, live_runs for all of them together: three subjects
+// submitting long runs at once, two sessions each, start one run each
+// under a total of 3; a fourth subject is refused by the total; every
+// refusal names its limit and starts nothing.
+func TestHTTPOAuthLiveRunsPerSubject(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p := oauthtest.Start(t)
+	const aud = "https://limcp.example/mcp"
+	subjects := []string{"alice", "bob", "carol", "dave"}
+	for _, id := range subjects {
+		p.AddClient(oauthtest.Client{ID: id, Secret: "s-" + id, Audience: []string{aud}})
+	}
+	pol := e.writeFile("policy.yaml", "version: 1\nlimits: {live_runs: 3, live_runs_per_subject: 1}\nrules:\n  - verbs: [\"*\"]\n    decision: allow\n")
+	srv := e.startHTTPServer("", "--oauth-issuer", p.Issuer, "--oauth-audience", aud, "--policy", pol, "--no-notify")
+	clients := map[string][]*mcpClient{}
+	for _, id := range subjects[:3] {
+		tok := p.Token(t, id)
+		clients[id] = []*mcpClient{e.dialHTTP(srv.url, tok), e.dialHTTP(srv.url, tok)}
+	}
+	fp := clients["alice"][0].help("agent.submit").SchemaFingerprint
+	submit := func(c *mcpClient) *mcpOp {
+		return c.request(map[string]any{"ops": []any{map[string]any{"op": "agent.submit",
+			"args": map[string]any{"model": "echo:delay=60s", "prompt": "p"}, "fingerprint": fp}}}).Results[0]
+	}
+	var mu sync.Mutex
+	started := map[string]int{}
+	var wg sync.WaitGroup
+	for id, cs := range clients {
+		for _, c := range cs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				o := submit(c)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case o.OK:
+					started[id]++
+				case o.Error.Code != "policy_refused" || !strings.Contains(o.Error.Message, "allows each caller 1 live runs at once"):
+					t.Errorf("%s: %s; want policy_refused by the limit per subject", id, o.raw)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if started["alice"] != 1 || started["bob"] != 1 || started["carol"] != 1 {
+		t.Fatalf("started %v; want one run for each subject", started)
+	}
+	dave := e.dialHTTP(srv.url, p.Token(t, "dave"))
+	if o := submit(dave); o.OK || !strings.Contains(o.Error.Message, "allows 3 live runs at once") {
+		t.Fatalf("dave past the total: %s; want policy_refused by live_runs", o.raw)
+	}
+	if n := e.runCount(); n != 3 {
+		t.Fatalf("%d runs in the store, want 3", n)
 	}
 }

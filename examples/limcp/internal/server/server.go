@@ -273,12 +273,8 @@ func New(opts Options) (*Server, error) {
 			sopts.SpawnsPerMinute = n
 		}
 		sopts.SubjectSpawnsPerMinute = pol.Limits.SubjectRunsPerMinute
-		if pol.Limits.SubjectLiveRuns > 0 {
-			s.Close()
-			return nil, fmt.Errorf("server: policy %s: limits.live_runs_per_subject is not counted by limcp yet (its runs do not record who started them); use live_runs, which counts every caller's", opts.PolicyFile)
-		}
-		if n := pol.Limits.LiveRuns; n > 0 {
-			s.live = &livePolicy{max: n, count: s.countLive}
+		if pol.Limits.LiveRuns > 0 || pol.Limits.SubjectLiveRuns > 0 {
+			s.live = newLivePolicy(pol.Limits.LiveRuns, pol.Limits.SubjectLiveRuns, s.liveRuns)
 		}
 	}
 	if opts.PolicyFile != "" || opts.Audit != nil || opts.OnOp != nil {
