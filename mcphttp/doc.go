@@ -16,7 +16,11 @@
 //     flags are the front's: this package knows none of them. Or, in its
 //     place, OAuth ([Options].OAuth, [OAuth]): access tokens a verifier
 //     (package mcphttp/oauth) accepts, the resource's metadata served at
-//     [MetadataPath], and [ListenOAuth] for the bind.
+//     [MetadataPath], and [ListenOAuth] for the bind. A verifier error
+//     that is neither a refusal nor a protocol error (the issuer out of
+//     reach) is answered 503 with Retry-After, never a pass or a 401.
+//     [ReadSecretFile] reads the server's own client secret for the
+//     verifier by the token file's rules.
 //  2. The bind. [Listen] refuses a token shorter than [MinTokenLength] on
 //     any address and, without a configured token, any address that is
 //     not loopback ([ErrNonLoopback]), checked on the address actually

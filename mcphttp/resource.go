@@ -3,6 +3,8 @@
 package mcphttp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -91,11 +93,26 @@ func requireOAuth(o *OAuth, realm string, next http.Handler) http.Handler {
 		keepOpen(w)
 		next.ServeHTTP(w, r)
 	})
-	check := auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{Scopes: o.Scopes, ClockSkew: o.Leeway})(passed)
+	// A verifier's error that is neither a refusal nor a protocol error
+	// means the token could not be checked (the issuer's keys or its
+	// introspection endpoint out of reach): the SDK answers 500, which
+	// the challengeWriter turns into 503, so a caller knows to retry and
+	// an operator where to look. It is never a pass.
+	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		info, err := o.Verify(ctx, token, r)
+		if err != nil && !errors.Is(err, auth.ErrInvalidToken) && !errors.Is(err, auth.ErrOAuth) {
+			if cw, ok := ctx.Value(challengeKey{}).(*challengeWriter); ok {
+				cw.unavailable = true
+			}
+		}
+		return info, err
+	}
+	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{Scopes: o.Scopes, ClockSkew: o.Leeway})(passed)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		closeAfter(w) // undone by passed
 		presented := r.Header.Get("Authorization") != ""
-		check.ServeHTTP(&challengeWriter{ResponseWriter: w, base: base, scopes: o.Scopes, presented: presented}, r)
+		cw := &challengeWriter{ResponseWriter: w, base: base, scopes: o.Scopes, presented: presented}
+		check.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, cw)))
 	})
 }
 
@@ -113,17 +130,25 @@ func challengeBase(o *OAuth, realm string) string {
 	return base + "resource_metadata=" + strconv.Quote(meta)
 }
 
+// challengeKey is the request's challengeWriter in its context, for the
+// verifier to mark a token that could not be checked.
+type challengeKey struct{}
+
 // challengeWriter sets the challenge of a 401 or 403 as it is written,
 // replacing the SDK's.
 type challengeWriter struct {
 	http.ResponseWriter
-	base      string
-	scopes    []string
-	presented bool
+	base        string
+	scopes      []string
+	presented   bool
+	unavailable bool // the verifier could not check the token
 }
 
 func (c *challengeWriter) WriteHeader(code int) {
 	switch {
+	case code == http.StatusInternalServerError && c.unavailable:
+		code = http.StatusServiceUnavailable
+		c.Header().Set("Retry-After", "5")
 	case code == http.StatusForbidden:
 		c.Header().Set("WWW-Authenticate", c.base+`, error="insufficient_scope", scope=`+strconv.Quote(strings.Join(c.scopes, " ")))
 	case code == http.StatusUnauthorized && c.presented:

@@ -31,12 +31,19 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // "verbsurface:call", and returns its endpoint URL.
 func serveOAuth(t *testing.T, p *oauthtest.Provider, srv *mcp.Server) string {
 	t.Helper()
+	return serveIntrospecting(t, p, srv, nil)
+}
+
+// serveIntrospecting is serveOAuth accepting opaque tokens by
+// introspection as intro, when not nil.
+func serveIntrospecting(t *testing.T, p *oauthtest.Provider, srv *mcp.Server, intro *oauth.Credentials) string {
+	t.Helper()
 	ln, err := mcphttp.ListenOAuth("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	endpoint := "http://" + ln.Addr().String() + mcphttp.Path
-	v, err := oauth.New(context.Background(), &oauth.Config{Issuer: p.Issuer, Audience: endpoint, Scopes: []string{"verbsurface:call"}})
+	v, err := oauth.New(context.Background(), &oauth.Config{Issuer: p.Issuer, Audience: endpoint, Scopes: []string{"verbsurface:call"}, Introspection: intro})
 	if err != nil {
 		t.Fatal(err)
 	}

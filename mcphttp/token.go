@@ -32,37 +32,52 @@ func ReadTokenFile(path string) (string, error) {
 	return readTokenFile(path, 0)
 }
 
+// ReadSecretFile is [ReadTokenFile] for another secret the operator keeps
+// in a file, such as the server's own OAuth client secret (there is no
+// flag or YAML key for its value, for the same reason): the same checks,
+// each refusal naming the file as a client secret file.
+func ReadSecretFile(path string) (string, error) {
+	return readSecret(secretNames{file: "client secret file", secret: "client secret"}, path, 0)
+}
+
+// secretNames are the words a refusal uses for what a file holds.
+type secretNames struct{ file, secret string }
+
 // readTokenFile is ReadTokenFile with extra open flags (O_NOFOLLOW for the
 // generated file, whose path the operator did not name).
 func readTokenFile(path string, flags int) (string, error) {
+	return readSecret(secretNames{file: "token file", secret: "token"}, path, flags)
+}
+
+func readSecret(what secretNames, path string, flags int) (string, error) {
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	// writer; the type check below refuses it without reading.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
 	if err != nil {
-		return "", fmt.Errorf("mcphttp: token file %s: %w", path, err)
+		return "", fmt.Errorf("mcphttp: %s %s: %w", what.file, path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("mcphttp: token file %s: %w", path, err)
+		return "", fmt.Errorf("mcphttp: %s %s: %w", what.file, path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("mcphttp: token file %s is not a regular file (%s)", path, fi.Mode().Type())
+		return "", fmt.Errorf("mcphttp: %s %s is not a regular file (%s)", what.file, path, fi.Mode().Type())
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return "", fmt.Errorf("mcphttp: token file %s is owned by uid %d, not by this server's user (uid %d): chown it, then chmod 600 %s", path, st.Uid, os.Geteuid(), path)
+		return "", fmt.Errorf("mcphttp: %s %s is owned by uid %d, not by this server's user (uid %d): chown it, then chmod 600 %s", what.file, path, st.Uid, os.Geteuid(), path)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", &looseTokenFileError{path: path, perm: perm}
+		return "", &looseTokenFileError{what: what, path: path, perm: perm}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes))
 	if err != nil {
-		return "", fmt.Errorf("mcphttp: token file %s: %w", path, err)
+		return "", fmt.Errorf("mcphttp: %s %s: %w", what.file, path, err)
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	tok := string(bytes.TrimSpace(line))
 	if tok == "" {
-		return "", fmt.Errorf("mcphttp: token file %s: %w", path, errEmptyToken)
+		return "", fmt.Errorf("mcphttp: %s %s: %w", what.file, path, errEmptyToken)
 	}
 	return tok, nil
 }
@@ -72,12 +87,14 @@ var errEmptyToken = errors.New("the first line is empty")
 // looseTokenFileError is a token file that group or others may read or
 // write: whoever could read it may hold the token already.
 type looseTokenFileError struct {
+	what secretNames
 	path string
 	perm fs.FileMode
 }
 
 func (e *looseTokenFileError) Error() string {
-	return fmt.Sprintf("mcphttp: token file %s is readable or writable by group or others (mode %04o); anyone who read it holds the token: replace the token and chmod 600 %s", e.path, e.perm, e.path)
+	return fmt.Sprintf("mcphttp: %s %s is readable or writable by group or others (mode %04o); anyone who read it holds the %s: replace the %s and chmod 600 %s",
+		e.what.file, e.path, e.perm, e.what.secret, e.what.secret, e.path)
 }
 
 // EnsureTokenFile returns the bearer token kept in DIR/NAME, generating it

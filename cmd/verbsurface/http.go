@@ -206,7 +206,7 @@ func serveHTTP(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags,
 	if slices.Contains(f.cfg.Env.Pass, tokenEnv) {
 		return fmt.Errorf("%s: env.pass lists %s: the CLI would see the bearer token; remove it", f.cfg.file, tokenEnv)
 	}
-	if oc, err := hf.oauth.resolve(f.cfg.OAuth); err != nil || oc != nil {
+	if oc, err := hf.oauth.resolve(f.cfg.OAuth, f.cfg.dir); err != nil || oc != nil {
 		if err != nil {
 			return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 		}

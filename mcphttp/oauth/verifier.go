@@ -2,13 +2,10 @@ package oauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,13 +61,40 @@ type Config struct {
 	Leeway, MinRefresh, KeysMaxAge time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Introspection, when set, accepts opaque access tokens too: a token
+	// that is not a JWT is sent to the issuer's introspection_endpoint
+	// (RFC 7662) by this server's own client. See the package
+	// documentation.
+	Introspection *Credentials
+	// CacheTTL is the longest an introspection answer is reused; zero
+	// means DefaultCacheTTL. An answer is never reused past the token's
+	// exp.
+	CacheTTL time.Duration
+	// CacheSize bounds the introspection answers kept; zero means
+	// DefaultCacheSize.
+	CacheSize int
 }
+
+// Credentials are this server's own client at the issuer, sent by HTTP
+// Basic authentication (client_secret_basic) to the introspection and
+// token endpoints. Its String method never shows the secret.
+type Credentials struct {
+	ClientID, Secret string
+}
+
+func (c Credentials) String() string {
+	return "oauth.Credentials{ClientID: " + strconv.Quote(c.ClientID) + ", Secret: (hidden)}"
+}
+
+func (c Credentials) GoString() string { return c.String() }
 
 // A Verifier validates access tokens of one issuer for one audience. It
 // is safe for concurrent use.
 type Verifier struct {
-	cfg     Config
-	jwksURI string
+	cfg        Config
+	jwksURI    string
+	introspect *introspector // nil: JWTs only
 
 	mu      sync.Mutex
 	keys    jose.JSONWebKeySet
@@ -89,30 +113,23 @@ func New(ctx context.Context, cfg *Config) (*Verifier, error) {
 	if err := checkURL("audience", c.Audience); err != nil {
 		return nil, err
 	}
-	if c.Client == nil {
-		c.Client = &http.Client{Timeout: 10 * time.Second}
-	}
-	if c.Leeway <= 0 {
-		c.Leeway = DefaultLeeway
-	}
-	if c.MinRefresh <= 0 {
-		c.MinRefresh = DefaultMinRefresh
-	}
-	if c.KeysMaxAge <= 0 {
-		c.KeysMaxAge = DefaultKeysMaxAge
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Client, c.Now = clientOrDefault(c.Client), nowOrDefault(c.Now)
+	c.Leeway = orDefault(c.Leeway, DefaultLeeway)
+	c.MinRefresh = orDefault(c.MinRefresh, DefaultMinRefresh)
+	c.KeysMaxAge = orDefault(c.KeysMaxAge, DefaultKeysMaxAge)
 	v := &Verifier{cfg: c}
-	uri, err := v.discover(ctx)
+	meta, err := discover(ctx, c.Client, c.Issuer)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkURL("jwks_uri", uri); err != nil {
-		return nil, fmt.Errorf("oauth: issuer %s: %w", c.Issuer, err)
+	if v.jwksURI, err = meta.endpoint("jwks_uri", "this server validates signed JWT access tokens"); err != nil {
+		return nil, err
 	}
-	v.jwksURI = uri
+	if c.Introspection != nil {
+		if v.introspect, err = newIntrospector(&c, meta); err != nil {
+			return nil, err
+		}
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.fetchKeys(ctx); err != nil {
@@ -121,87 +138,13 @@ func New(ctx context.Context, cfg *Config) (*Verifier, error) {
 	return v, nil
 }
 
-// checkURL refuses a URL that is not absolute https (http on a loopback
-// host), or that carries a fragment or user information.
-func checkURL(what, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("oauth: %s %q is not an absolute URL without fragment or user", what, s)
-	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		host := u.Hostname()
-		if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
-			return nil
-		}
-	}
-	return fmt.Errorf("oauth: %s %q must be https (http is allowed on a loopback host only)", what, s)
-}
-
-// discover returns the jwks_uri of the issuer's metadata.
-func (v *Verifier) discover(ctx context.Context) (string, error) {
-	iss := strings.TrimSuffix(v.cfg.Issuer, "/")
-	u, _ := url.Parse(iss)
-	rfc8414 := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + u.Path
-	var errs []error
-	for _, doc := range []string{iss + "/.well-known/openid-configuration", rfc8414} {
-		var meta struct {
-			Issuer  string `json:"issuer"`
-			JWKSURI string `json:"jwks_uri"`
-		}
-		if err := v.getJSON(ctx, doc, &meta); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		// RFC 8414 section 3.3 and OpenID discovery section 4.3: the
-		// document must name the issuer it was fetched for.
-		if meta.Issuer != v.cfg.Issuer {
-			return "", fmt.Errorf("oauth: %s names issuer %q, not the configured %q", doc, meta.Issuer, v.cfg.Issuer)
-		}
-		if meta.JWKSURI == "" {
-			return "", fmt.Errorf("oauth: %s has no jwks_uri: this server validates signed JWT access tokens only", doc)
-		}
-		return meta.JWKSURI, nil
-	}
-	return "", fmt.Errorf("oauth: issuer %s publishes no metadata: %w", v.cfg.Issuer, errors.Join(errs...))
-}
-
-func (v *Verifier) getJSON(ctx context.Context, u string, dst any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return fmt.Errorf("oauth: %s: %w", u, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := v.cfg.Client.Do(req)
-	if err != nil {
-		return fmt.Errorf("oauth: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("oauth: GET %s: %s", u, resp.Status)
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes+1))
-	if err != nil {
-		return fmt.Errorf("oauth: GET %s: %w", u, err)
-	}
-	if len(b) > maxDocumentBytes {
-		return fmt.Errorf("oauth: GET %s: the document is larger than %d bytes", u, maxDocumentBytes)
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
-		return fmt.Errorf("oauth: GET %s: %w", u, err)
-	}
-	return nil
-}
-
 // fetchKeys replaces the key set; v.mu is held. Private keys and keys not
 // for signing are dropped: a key set that publishes a private key is a
 // mistake this server does not build on.
 func (v *Verifier) fetchKeys(ctx context.Context) error {
 	v.tried = v.cfg.Now()
 	var set jose.JSONWebKeySet
-	if err := v.getJSON(ctx, v.jwksURI, &set); err != nil {
+	if err := getJSON(ctx, v.cfg.Client, v.jwksURI, &set); err != nil {
 		return err
 	}
 	var keep []jose.JSONWebKey
@@ -282,6 +225,9 @@ const ClaimsKey = "claims"
 // "client_id", "iss" and, when [Config].Claims names any, [ClaimsKey]. It has the shape of the go-sdk's
 // auth.TokenVerifier; the request is not used.
 func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	if v.introspect != nil && !looksLikeJWS(token) {
+		return v.introspect.verify(ctx, token)
+	}
 	tok, err := jwt.ParseSigned(token, Algorithms)
 	if err != nil {
 		return nil, invalid("not a JWT signed with an accepted algorithm (%s)", algList())
@@ -295,7 +241,7 @@ func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*
 		if errors.Is(err, auth.ErrInvalidToken) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("oauth: the issuer's keys could not be read: %w", err)
+		return nil, fmt.Errorf("%w: its keys could not be read: %w", ErrUnavailable, err)
 	}
 	if key.Algorithm != "" && key.Algorithm != h.Algorithm {
 		return nil, invalid("it is signed with %s but its key is for %s", h.Algorithm, key.Algorithm)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,6 +89,7 @@ func TestVerify(t *testing.T) {
 	p.AddClient(oauthtest.Client{ID: "expired", Secret: "s2", Audience: []string{audience}, Lifetime: -time.Hour})
 	p.AddClient(oauthtest.Client{ID: "early", Secret: "s3", Audience: []string{audience}, Skew: -time.Hour})
 	p.AddClient(oauthtest.Client{ID: "other", Secret: "s4", Audience: []string{"https://other.example/mcp"}})
+	addOtherResources(p, false)
 	v := newVerifier(t, p, nil, nil)
 	ctx := context.Background()
 
@@ -114,6 +116,7 @@ func TestVerify(t *testing.T) {
 			checkRefused(t, err, tok, c.want)
 		})
 	}
+	checkOtherResources(t, p, v)
 	t.Run("wrong issuer", func(t *testing.T) {
 		// Another issuer signing with the very same key: only iss tells.
 		q := oauthtest.Start(t)
@@ -160,6 +163,38 @@ func TestVerify(t *testing.T) {
 		_, err := v.Verify(ctx, tok, nil)
 		checkRefused(t, err, tok, "signature does not verify")
 	})
+}
+
+// otherResources are audiences a token of the same issuer may carry that
+// are not this server (audience, https://mcp.example/mcp): the audience
+// is compared whole, so no prefix, sibling path, host or client id
+// stands for it.
+var otherResources = []struct{ name, aud string }{
+	{"another resource on the same host", "https://mcp.example/admin"},
+	{"a resource below this one", "https://mcp.example/mcp/admin"},
+	{"the host, not the resource", "https://mcp.example"},
+	{"this server's URL with a trailing slash", "https://mcp.example/mcp/"},
+	{"a client id (an ID token's audience)", "agent"},
+}
+
+// addOtherResources adds a client "res-N" of p for each of otherResources.
+func addOtherResources(p *oauthtest.Provider, opaque bool) {
+	for i, r := range otherResources {
+		p.AddClient(oauthtest.Client{ID: "res-" + strconv.Itoa(i), Secret: "s", Audience: []string{r.aud}, Opaque: opaque})
+	}
+}
+
+// checkOtherResources asserts that v refuses a token of each of
+// otherResources as not for this server.
+func checkOtherResources(t *testing.T, p *oauthtest.Provider, v *oauth.Verifier) {
+	t.Helper()
+	for i, r := range otherResources {
+		t.Run("token for another resource: "+r.name, func(t *testing.T) {
+			tok := p.Token(t, "res-"+strconv.Itoa(i))
+			_, err := v.Verify(context.Background(), tok, nil)
+			checkRefused(t, err, tok, "not for this server")
+		})
+	}
 }
 
 func TestKeyRotation(t *testing.T) {

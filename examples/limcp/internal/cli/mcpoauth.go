@@ -18,10 +18,11 @@ import (
 // oauthFlags are `limcp mcp`'s OAuth flags, the same as `verbsurface
 // serve`'s.
 type oauthFlags struct {
-	issuer, audience string
-	scopes           []string
-	claims           []string
-	classScopes      []string // CLASS=SCOPE
+	issuer, audience       string
+	scopes                 []string
+	introID, introSecretAt string
+	claims                 []string
+	classScopes            []string // CLASS=SCOPE
 }
 
 func (f *oauthFlags) register(c *cobra.Command) {
@@ -29,6 +30,8 @@ func (f *oauthFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.issuer, "oauth-issuer", "", "accept OAuth 2.1 access tokens (JWTs) of this issuer instead of the bearer token (with --oauth-audience)")
 	fs.StringVar(&f.audience, "oauth-audience", "", "this server's canonical URL (https://host/mcp): the audience a token must be issued for")
 	fs.StringArrayVar(&f.scopes, "oauth-scope", nil, "a scope every token must grant (repeatable; 403 naming it otherwise)")
+	fs.StringVar(&f.introID, "oauth-introspection-client-id", "", "accept opaque tokens too, by the issuer's introspection endpoint, as this client (with --oauth-introspection-secret-file)")
+	fs.StringVar(&f.introSecretAt, "oauth-introspection-secret-file", "", "file holding that client's secret, mode 0600")
 	fs.StringArrayVar(&f.claims, "oauth-claim", nil, "a token claim that reaches policy's who: conditions, such as groups or roles (repeatable)")
 	fs.StringArrayVar(&f.classScopes, "oauth-class-scope", nil, "CLASS=SCOPE: a token must grant SCOPE to run a verb of CLASS (spawn, observe, control; repeatable)")
 }
@@ -75,7 +78,7 @@ func (f *oauthFlags) checkClaims(pol *policy.Policy) error {
 // check refuses the OAuth flags without --http, half of them, or beside
 // a static token; set says whether OAuth is configured.
 func (f *oauthFlags) check(httpAddr, tokenFile string, insecureNoAuth bool, hopts *server.HTTPOptions) (set bool, err error) {
-	if f.issuer == "" && f.audience == "" && f.scopes == nil && f.claims == nil && f.classScopes == nil {
+	if f.issuer == "" && f.audience == "" && f.scopes == nil && f.introID == "" && f.introSecretAt == "" && f.claims == nil && f.classScopes == nil {
 		return false, nil
 	}
 	switch {
@@ -83,6 +86,14 @@ func (f *oauthFlags) check(httpAddr, tokenFile string, insecureNoAuth bool, hopt
 		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-issuer"}, "--oauth-issuer, --oauth-audience, --oauth-scope, --oauth-claim and --oauth-class-scope apply to --http only")
 	case f.issuer == "" || f.audience == "":
 		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-issuer"}, "OAuth needs both --oauth-issuer and --oauth-audience")
+	case (f.introID == "") != (f.introSecretAt == ""):
+		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-introspection-client-id"},
+			"OAuth introspection needs both --oauth-introspection-client-id and --oauth-introspection-secret-file")
+	case f.introID != "" && f.claims != nil:
+		// An introspected token's claims are not read yet: a rule on a
+		// claim would silently never hold for its caller.
+		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-claim"},
+			"--oauth-claim is not read from introspected (opaque) tokens yet; drop it or --oauth-introspection-client-id")
 	case hopts.Token != "" || tokenFile != "" || insecureNoAuth:
 		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-issuer"},
 			"OAuth is configured and so is a bearer token ($%s, --token-file or --insecure-no-auth): choose one", server.TokenEnv)
@@ -92,7 +103,7 @@ func (f *oauthFlags) check(httpAddr, tokenFile string, insecureNoAuth bool, hopt
 
 // serveOAuth serves srv over HTTP to callers holding OAuth access tokens.
 func (a *app) serveOAuth(ctx context.Context, srv *server.Server, f *oauthFlags, httpAddr string, hopts *server.HTTPOptions) error {
-	o, err := srv.OAuth(ctx, f.issuer, f.audience, f.scopes, f.claims)
+	o, err := srv.OAuth(ctx, f.issuer, f.audience, f.scopes, f.claims, f.introID, f.introSecretAt)
 	if err != nil {
 		return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-issuer"}, "limcp mcp --http %s: %v", httpAddr, err)
 	}

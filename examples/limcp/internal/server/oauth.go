@@ -18,8 +18,19 @@ import (
 // The claims named reach the caller's identity (policy, runs); with class
 // scopes (Options.ClassScopes), a tools/call none of whose ops the token
 // may run is answered 403 naming them, and the metadata publishes them.
-func (s *Server) OAuth(ctx context.Context, issuer, audience string, scopes, claims []string) (*mcphttp.OAuth, error) {
-	v, err := oauth.New(ctx, &oauth.Config{Issuer: issuer, Audience: audience, Scopes: s.surface.ScopesSupported(scopes), Claims: claims})
+// With a clientID, opaque tokens are accepted too, by the issuer's
+// introspection endpoint as that client, whose secret is in secretFile
+// (mcphttp.ReadSecretFile: the user's own file, mode 0600).
+func (s *Server) OAuth(ctx context.Context, issuer, audience string, scopes, claims []string, clientID, secretFile string) (*mcphttp.OAuth, error) {
+	cfg := &oauth.Config{Issuer: issuer, Audience: audience, Scopes: s.surface.ScopesSupported(scopes), Claims: claims}
+	if clientID != "" {
+		secret, err := mcphttp.ReadSecretFile(secretFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Introspection = &oauth.Credentials{ClientID: clientID, Secret: secret}
+	}
+	v, err := oauth.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
