@@ -202,3 +202,22 @@ func TestIdentityConfigRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestIdentityClaimsBesideIntrospection: oauth.claims beside introspection
+// is refused at start, since an introspected token's claims are not read
+// yet and a rule on one would silently never hold.
+func TestIdentityClaimsBesideIntrospection(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "show.yaml")
+	if err := os.WriteFile(config, []byte(strings.Replace(identityConfig, "ISSUER", "https://id.example", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(identityPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := startRefused(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0",
+		"--oauth-introspection-client-id", "srv", "--oauth-introspection-secret-file", filepath.Join(dir, "secret"))
+	if !strings.Contains(stderr, "oauth.claims is not read from introspected (opaque) tokens yet") {
+		t.Errorf("stderr %q; want the refusal of claims beside introspection", stderr)
+	}
+}
