@@ -50,6 +50,29 @@ rules:
   - {name: oncall-writes, verbs: [show.write], who: {groups: [oncall]}, decision: allow}
 `
 
+// writeIdentityConfig writes identityConfig (issuer in place, then each
+// old, new pair of replace applied) and identityPolicy into a fresh
+// directory and returns the configuration's path.
+func writeIdentityConfig(t *testing.T, issuer string, replace ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	body := strings.Replace(identityConfig, "ISSUER", issuer, 1)
+	for i := 0; i+1 < len(replace); i += 2 {
+		if !strings.Contains(body, replace[i]) {
+			t.Fatalf("the configuration has no %q", replace[i])
+		}
+		body = strings.Replace(body, replace[i], replace[i+1], 1)
+	}
+	config := filepath.Join(dir, "show.yaml")
+	if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(identityPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return config
+}
+
 // The caller's identity through serve over HTTP, with tokens from a real
 // OpenID Provider and a real go-sdk client: the subject and the named
 // claim reach the run as the configuration says (env, --as=), checked
@@ -62,15 +85,8 @@ func TestHTTPServeIdentity(t *testing.T) {
 	for id, groups := range map[string][]string{"alice": {"oncall", "dev"}, "bob": {"dev"}, "Mallory": {"oncall"}} {
 		p.AddClient(oauthtest.Client{ID: id, Secret: "s-" + id, Audience: []string{oauthAudience}, Claims: map[string]any{"groups": groups}})
 	}
-	dir := t.TempDir()
-	config := filepath.Join(dir, "show.yaml")
-	if err := os.WriteFile(config, []byte(strings.Replace(identityConfig, "ISSUER", p.Issuer, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(identityPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	audit := filepath.Join(dir, "audit.jsonl")
+	config := writeIdentityConfig(t, p.Issuer)
+	audit := filepath.Join(filepath.Dir(config), "audit.jsonl")
 	srv := serveHTTPBin(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0", "--audit", audit)
 
 	alice := p.Token(t, "alice", "verbsurface:write")
@@ -177,22 +193,7 @@ func TestIdentityConfigRefusals(t *testing.T) {
 		{"an identity arg that is no option", []string{`args: ["--as={subject}"]`, `args: ["{subject}"]`}, "is not an option and its value in one word"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			body := strings.Replace(identityConfig, "ISSUER", "https://id.example", 1)
-			for i := 0; i < len(c.replace); i += 2 {
-				if !strings.Contains(body, c.replace[i]) {
-					t.Fatalf("the configuration has no %q", c.replace[i])
-				}
-				body = strings.Replace(body, c.replace[i], c.replace[i+1], 1)
-			}
-			config := filepath.Join(dir, "show.yaml")
-			if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(identityPolicy), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := LoadConfig(config)
+			cfg, err := LoadConfig(writeIdentityConfig(t, "https://id.example", c.replace...))
 			if err == nil {
 				_, err = newFront(cfg)
 			}
@@ -207,16 +208,9 @@ func TestIdentityConfigRefusals(t *testing.T) {
 // is refused at start, since an introspected token's claims are not read
 // yet and a rule on one would silently never hold.
 func TestIdentityClaimsBesideIntrospection(t *testing.T) {
-	dir := t.TempDir()
-	config := filepath.Join(dir, "show.yaml")
-	if err := os.WriteFile(config, []byte(strings.Replace(identityConfig, "ISSUER", "https://id.example", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(identityPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	config := writeIdentityConfig(t, "https://id.example")
 	stderr := startRefused(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0",
-		"--oauth-introspection-client-id", "srv", "--oauth-introspection-secret-file", filepath.Join(dir, "secret"))
+		"--oauth-introspection-client-id", "srv", "--oauth-introspection-secret-file", filepath.Join(filepath.Dir(config), "secret"))
 	if !strings.Contains(stderr, "oauth.claims is not read from introspected (opaque) tokens yet") {
 		t.Errorf("stderr %q; want the refusal of claims beside introspection", stderr)
 	}
