@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/verbsurface/verbsurface/internal/ctxenv"
 	"github.com/verbsurface/verbsurface/internal/tied"
 )
 
@@ -345,10 +346,15 @@ func (r *Runner) Execute(ctx context.Context, argv []string) (*Result, error) {
 	// Every command is tagged once this process adopts orphans, so that
 	// what it detaches is known as a command's and reaped when it exits;
 	// only a runner that ends detached work kills it with the op.
+	if more := ctxenv.From(ctx); len(more) > 0 {
+		// A caller's declared identity (verbsurface.RunIdentity): added
+		// to this command only, after the runner's own, so it wins.
+		cmd.Env = append(slices.Clip(r.env), more...)
+	}
 	tag := ""
 	if r.endDetach || tied.Adopting() {
 		tag = runTag()
-		cmd.Env = append(slices.Clip(r.env), tag)
+		cmd.Env = append(slices.Clip(cmd.Env), tag)
 	}
 	err = startTied(cmd)
 	outW.Close()

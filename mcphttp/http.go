@@ -218,14 +218,17 @@ func listen(addr string, authenticated bool) (net.Listener, error) {
 //     and must then deliver its body within ReadTimeout (a body that
 //     turns out larger than it said, or than MaxBodyBytes, gets the SDK's
 //     413);
-//  5. the version route: a request on protocol 2026-07-28 or later
+//  5. with [OAuth].OpScopes, the scope gate: a tools/call none of whose
+//     ops the token may run gets 403 insufficient_scope naming the scopes
+//     (one of whose ops may run goes on, the surface refusing the rest);
+//  6. the version route: a request on protocol 2026-07-28 or later
 //     (its MCP-Protocol-Version header, or without one the version in
 //     its _meta) goes to the SDK's stateless handler, which opens no
-//     session, so straight to step 7; any other goes on to step 6;
-//  6. the session cap: a request that would open a session beyond
+//     session, so straight to step 8; any other goes on to step 7;
+//  7. the session cap: a request that would open a session beyond
 //     MaxSessions gets 503 saying so (checked after the token, so a
 //     client without it cannot fill the table);
-//  7. the SDK's handler, whose DNS-rebinding protection (a loopback
+//  8. the SDK's handler, whose DNS-rebinding protection (a loopback
 //     connection with a non-loopback Host gets 403) stays on, and whose
 //     idle timer closes sessions after SessionTimeout; a request on a
 //     closed session gets its 404 "session not found".
@@ -256,6 +259,9 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 		stateless: stateless,
 		maxBody:   o.MaxBodyBytes,
 		name:      o.Name,
+	}
+	if o.OAuth != nil && o.OAuth.OpScopes != nil {
+		h = scopeGate(o.OAuth, o.Realm, h)
 	}
 	h = (&bodyGate{maxBody: o.MaxBodyBytes, readTimeout: o.ReadTimeout, budget: newByteBudget(o.MaxDecodingBytes), name: o.Name}).wrap(h)
 	h = admitConn(h)

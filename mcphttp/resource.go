@@ -37,6 +37,11 @@ type OAuth struct {
 	Scopes []string
 	// Leeway is the clock skew allowed on the token's expiration.
 	Leeway time.Duration
+	// OpScopes, when set, gives the scopes a token must grant to run an
+	// op, by its name (verbsurface.Surface.OpScopes): a tools/call none of
+	// whose ops the token may run gets 403 insufficient_scope naming them
+	// before anything runs (see the package documentation).
+	OpScopes func(op string) []string
 }
 
 // ListenOAuth is [Listen] for a server whose requests are authenticated
@@ -80,15 +85,7 @@ func serveMetadata(mux *http.ServeMux, o *OAuth) {
 // adds error="invalid_token", a 403 error="insufficient_scope" and the
 // scope wanted. A refusal closes the connection, as with the static token.
 func requireOAuth(o *OAuth, realm string, next http.Handler) http.Handler {
-	meta, _, err := metadataURL(o.Metadata.Resource)
-	if err != nil {
-		panic(err)
-	}
-	base := "Bearer "
-	if realm != "" {
-		base += "realm=" + strconv.Quote(realm) + ", "
-	}
-	base += "resource_metadata=" + strconv.Quote(meta)
+	base := challengeBase(o, realm)
 	passed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if cw, ok := w.(*challengeWriter); ok {
 			w = cw.ResponseWriter
@@ -117,6 +114,20 @@ func requireOAuth(o *OAuth, realm string, next http.Handler) http.Handler {
 		cw := &challengeWriter{ResponseWriter: w, base: base, scopes: o.Scopes, presented: presented}
 		check.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, cw)))
 	})
+}
+
+// challengeBase is the start of every challenge of o: the scheme, the
+// realm and the resource metadata's URL.
+func challengeBase(o *OAuth, realm string) string {
+	meta, _, err := metadataURL(o.Metadata.Resource)
+	if err != nil {
+		panic(err) // a front checks the audience before it builds a handler
+	}
+	base := "Bearer "
+	if realm != "" {
+		base += "realm=" + strconv.Quote(realm) + ", "
+	}
+	return base + "resource_metadata=" + strconv.Quote(meta)
 }
 
 // challengeKey is the request's challengeWriter in its context, for the

@@ -66,9 +66,30 @@
 // caller's string and can be bypassed by another spelling. The server's
 // policy is the one that holds; a hook's path rules are advice.
 //
+// # Who is calling
+//
+// Over HTTP with OAuth, every op comes from a verified caller ([Who]: the
+// token's subject, client id, scopes, and the claims the operator names).
+// A rule may test it beside the verb and the arguments: who: lists values
+// of subject, client_id or a named claim (groups, roles), and holds when
+// the caller has one of them for every key; scopes: lists scopes the
+// caller's token must all grant.
+//
+//	rules:
+//	  - name: oncall-restarts
+//	    verbs: [service.restart]
+//	    who: {groups: [oncall]}
+//	    scopes: [ops:write]
+//	    decision: allow
+//
+// A rule with who or scopes never holds for a caller without an identity
+// (stdio, the static token, a client's hook): [Policy.Evaluate] judges such
+// a caller, [Policy.EvaluateAs] a named one. Limits may be set per subject
+// too (runs_per_minute_per_subject, live_runs_per_subject).
+//
 // # Where it is enforced
 //
-// [Policy.Decide] has the shape verbsurface.Options.Decide takes, so a
+// [Policy.Decide] (and [Policy.DecideAs], with the caller) has the shape verbsurface.Options.Decide takes, so a
 // surface enforces the file in the server (ask becomes an MCP elicitation
 // there). [Hook] turns a Claude Code PreToolUse hook input into the hook's
 // decision, and [EvalEnvelope] gives per-op decisions for any other

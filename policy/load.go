@@ -28,6 +28,8 @@ type file struct {
 type ruleSpec struct {
 	Name     string              `yaml:"name"`
 	Verbs    []string            `yaml:"verbs"`
+	Who      map[string][]string `yaml:"who"`
+	Scopes   []string            `yaml:"scopes"`
 	When     map[string]condSpec `yaml:"when"`
 	Decision string              `yaml:"decision"`
 	Reason   string              `yaml:"reason"`
@@ -85,6 +87,10 @@ func readBounded(f *os.File, filename string) ([]byte, error) {
 //	rules:                     # ordered; the first that matches decides
 //	  - name: reads-are-free   # optional; "rules[N]" when absent
 //	    verbs: ["job.*"]       # names, synonyms or globs; required
+//	    who:                   # optional: who is calling (a verified
+//	      groups: [oncall]     # token); subject, client_id or a claim
+//	                           # the server keeps, each a list of values
+//	    scopes: [ops:write]    # optional: scopes the token must grant
 //	    when:                  # optional; every condition must hold
 //	      count: {min: 9}      # min, max (numbers), min_items, max_items
 //	                           # (array length), in, not_in, pattern (one
@@ -134,8 +140,8 @@ func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 	if p.defaultReason == "" {
 		p.defaultReason = "no rule of the policy matched, and its default is " + p.defaultDecision
 	}
-	if f.Limits.RunsPerMinute < 0 || f.Limits.LiveRuns < 0 {
-		return nil, where(lines.key("limits"), "limits: runs_per_minute and live_runs must not be negative")
+	if f.Limits.RunsPerMinute < 0 || f.Limits.LiveRuns < 0 || f.Limits.SubjectRunsPerMinute < 0 || f.Limits.SubjectLiveRuns < 0 {
+		return nil, where(lines.key("limits"), "limits: runs_per_minute and live_runs must not be negative (nor their _per_subject forms)")
 	}
 	known := make([]*Verb, 0, len(verbs))
 	for i := range verbs {
@@ -179,6 +185,10 @@ func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 			}
 		}
 		r := rule{name: rname, line: line, decision: rs.Decision, reason: rs.Reason}
+		var err error
+		if r.who, r.scopes, err = compileWho(rs.Who, rs.Scopes); err != nil {
+			return nil, where(line, "rule %s: %v", rname, err)
+		}
 		params := make([]string, 0, len(rs.When))
 		for param := range rs.When {
 			params = append(params, param)

@@ -73,6 +73,11 @@ type Limits struct {
 	// CLI when a spawn op arrives: a spawn op while that many runs are live
 	// is refused.
 	LiveRuns int `yaml:"live_runs" json:"live_runs,omitempty"`
+	// SubjectRunsPerMinute and SubjectLiveRuns are the same limits for
+	// each verified subject ([Who]) on its own, beside the limits above.
+	// A caller without an identity is held to the limits above only.
+	SubjectRunsPerMinute int `yaml:"runs_per_minute_per_subject" json:"runs_per_minute_per_subject,omitempty"`
+	SubjectLiveRuns      int `yaml:"live_runs_per_subject" json:"live_runs_per_subject,omitempty"`
 }
 
 // Policy is a loaded policy file: ordered rules, a default, limits. It is
@@ -110,6 +115,8 @@ type rule struct {
 	decision string
 	reason   string
 	conds    []cond
+	who      []whoCond // who is calling; see holdsFor
+	scopes   []string  // the scopes the caller's token must grant
 }
 
 // cond is one condition on a named, validated argument. A rule matches
@@ -145,7 +152,19 @@ type cond struct {
 // more such arrays every combination of their elements is judged, at most
 // [MaxCombinations] of them. An empty array is an absent argument: no
 // condition on it holds.
+//
+// Evaluate judges an op of a caller without an identity: a rule with who
+// or scopes never matches it. [Policy.EvaluateAs] judges a named caller.
 func (p *Policy) Evaluate(verb string, args map[string]any) Decision {
+	return p.EvaluateAs(nil, verb, args)
+}
+
+// EvaluateAs is [Policy.Evaluate] for an op of the caller who (nil: no
+// verified identity): a rule's who and scopes conditions hold, beside its
+// argument conditions, when who's subject, client id or named claims have
+// a value the rule lists, and its token grants every scope the rule
+// lists.
+func (p *Policy) EvaluateAs(who *Who, verb string, args map[string]any) Decision {
 	v := p.verbs[verb]
 	if v == nil {
 		return Decision{Decision: Deny, Rule: RuleDefault, Reason: fmt.Sprintf("%s is not a verb this policy was checked against", quoteShort(verb))}
@@ -167,7 +186,7 @@ func (p *Policy) Evaluate(verb string, args map[string]any) Decision {
 		}
 	}
 	if len(lists) == 0 {
-		return p.evaluateOne(v, args, nil)
+		return p.evaluateOne(who, v, args, nil)
 	}
 	elems := make(map[string]any, len(lists))
 	idx := make([]int, len(lists))
@@ -176,7 +195,7 @@ func (p *Policy) Evaluate(verb string, args map[string]any) Decision {
 		for i, param := range params {
 			elems[param] = lists[i][idx[i]]
 		}
-		d := p.evaluateOne(v, args, elems)
+		d := p.evaluateOne(who, v, args, elems)
 		if first || restrictiveness(d.Decision) > restrictiveness(worst.Decision) {
 			worst = d
 		}
@@ -199,10 +218,10 @@ func (p *Policy) Evaluate(verb string, args map[string]any) Decision {
 
 // evaluateOne is Evaluate for one op, elems holding the element each
 // elementwise array argument is judged as.
-func (p *Policy) evaluateOne(v *Verb, args, elems map[string]any) Decision {
+func (p *Policy) evaluateOne(who *Who, v *Verb, args, elems map[string]any) Decision {
 	for _, i := range p.byVerb[v.Name] {
 		r := &p.rules[i]
-		if r.holds(args, elems) {
+		if r.holdsFor(who) && r.holds(args, elems) {
 			return Decision{Decision: r.decision, Rule: r.name, Reason: r.reason}
 		}
 	}
@@ -229,7 +248,14 @@ func distinct(a []any) []any {
 // Decide is [Policy.Evaluate] in the shape verbsurface.Options.Decide
 // takes, so a surface enforces the file with Options{Decide: p.Decide}.
 func (p *Policy) Decide(verb string, args map[string]any) (decision, rule, reason string) {
-	d := p.Evaluate(verb, args)
+	return p.DecideAs(nil, verb, args)
+}
+
+// DecideAs is [Policy.EvaluateAs] in the shape verbsurface's
+// IdentityDecider takes: a surface hands it the verified caller of each
+// op.
+func (p *Policy) DecideAs(who *Who, verb string, args map[string]any) (decision, rule, reason string) {
+	d := p.EvaluateAs(who, verb, args)
 	return d.Decision, d.Rule, d.Reason
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -313,12 +314,14 @@ func escapeJSONText(text string) string {
 
 // ClientInfo is who sent a request: the MCP session's id and the client's
 // name and version from initialize (or the request's _meta, on protocol
-// 2026-07-28); over HTTP with OAuth, also the verified token's subject and
-// client id (never the token). The binding puts it in the context an
-// [Options.OnOp] hook receives.
+// 2026-07-28); over HTTP with OAuth, also the verified token's subject,
+// client id, scopes and the claims the operator named (never the token).
+// The binding puts it in the context an [Options.OnOp] hook receives.
 type ClientInfo struct {
 	Session, Name, Version string
 	Subject, ClientID      string
+	Scopes                 []string
+	Claims                 map[string][]string
 }
 
 type clientInfoKey struct{}
@@ -342,8 +345,13 @@ func requestClient(req *mcp.CallToolRequest) ClientInfo {
 		ci.Name, ci.Version = impl.Name, impl.Version
 	}
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		ci.Subject = req.Extra.TokenInfo.UserID
-		ci.ClientID, _ = req.Extra.TokenInfo.Extra["client_id"].(string)
+		ti := req.Extra.TokenInfo
+		ci.Subject = ti.UserID
+		ci.ClientID, _ = ti.Extra["client_id"].(string)
+		if ci.Subject != "" {
+			ci.Scopes = slices.Clone(ti.Scopes)
+			ci.Claims, _ = ti.Extra[TokenClaimsKey].(map[string][]string)
+		}
 	}
 	return ci
 }

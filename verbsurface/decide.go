@@ -108,7 +108,7 @@ func ArgsDigest(args map[string]any) string {
 // decide runs the Decider's gate for one op. It returns nil when the op
 // may go on, and the policy_refused error otherwise.
 func (s *Surface) decide(ctx context.Context, index int, v *Verb, args map[string]any, rec *OpRecord) *ErrorObject {
-	decision, rule, reason := s.opts.Decide.Decide(v.Name, args)
+	decision, rule, reason := s.decideOp(ctx, v.Name, args)
 	rec.Decision, rec.Rule = decision, rule
 	switch decision {
 	case DecisionAllow:
@@ -184,7 +184,7 @@ func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) 
 		// Options.Policy is not asked here: it may count what it admits
 		// (a live-run limit), and nothing runs in this pass. An op it
 		// refuses is refused when the request runs, after the answer.
-		if s.opts.ReadOnly && g.verb.Class != ClassObserve {
+		if s.opts.ReadOnly && g.verb.Class != ClassObserve || s.scopeError(ctx, g.verb) != nil {
 			continue
 		}
 		// Asked about with the real paths, as the run decides: the person
@@ -194,7 +194,7 @@ func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) 
 			continue
 		}
 		closeConfined(c.files)
-		decision, rule, reason := s.opts.Decide.Decide(g.verb.Name, c.policy)
+		decision, rule, reason := s.decideOp(ctx, g.verb.Name, c.policy)
 		if decision == DecisionAsk {
 			out = append(out, Confirmation{Index: i, Verb: g.verb.Name, Args: c.run,
 				ArgsDigest: ArgsDigest(c.policy), Rule: rule, Reason: reason})

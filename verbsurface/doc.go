@@ -363,6 +363,20 @@
 // ([OpRecord]: verb, args and their digest, decision, rule, answer, result
 // code, duration); with [RequestClient] it is an audit's hook.
 //
+// # Who is calling
+//
+// Over HTTP with OAuth, the MCP binding reads the verified token's
+// subject, client id, scopes and named claims ([ClientInfo]; never the
+// token) into the context of every op. A [Decider] that is an
+// [IdentityDecider] (package policy's) judges each op with its caller;
+// [Options.ClassScopes] makes a class of verbs need scopes
+// (insufficient_scope, and [Surface.OpScopes] for the HTTP face's 403);
+// [Options.SubjectSpawnsPerMinute] gives each subject a spawn bucket of its
+// own beside the total; and [Options.Identity] ([RunIdentity]) passes the
+// caller to the commands, exactly as the operator declares it. A caller
+// without a verified identity (stdio, the static token) is the operator's:
+// none of these apply to it.
+//
 // # Error codes
 //
 // Every error object has a code from a closed set, a one-sentence message,

@@ -82,7 +82,7 @@ func (l *limitedExec) Plan() (string, []string, string) {
 // an ask is reported as the decision, every other answer is judged by
 // decide exactly as for the real op.
 func (s *Surface) dryDecide(ctx context.Context, index int, v *Verb, args map[string]any, rec *OpRecord, plan *DryRun) *ErrorObject {
-	decision, rule, _ := s.opts.Decide.Decide(v.Name, args)
+	decision, rule, _ := s.decideOp(ctx, v.Name, args)
 	if decision == DecisionAsk {
 		rec.Decision, rec.Rule = decision, rule
 		plan.Decision, plan.Rule = DecisionAsk, rule

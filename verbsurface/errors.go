@@ -81,6 +81,12 @@ const (
 	// (declined, cancelled, expired, invalid, unavailable; see "Confirmation").
 	CodePolicyRefused = "policy_refused"
 
+	// CodeInsufficientScope (insufficient_scope): the caller's access token
+	// does not grant a scope the op's class needs (Options.ClassScopes);
+	// scopes names the missing ones. Nothing ran: a token with those scopes,
+	// from the authorization server, runs it.
+	CodeInsufficientScope = "insufficient_scope"
+
 	// Dispatch failures, passed through from the runner (package dispatch names them the same).
 
 	// CodeLaunchFailed (launch_failed): the CLI could not be started (dispatch).
@@ -140,7 +146,7 @@ func Codes() []string { return slices.Clone(allCodes) }
 var allCodes = []string{
 	CodeMalformedEnvelope, CodeBatchTooLarge, CodeResponseTooLarge, CodeRateLimited,
 	CodeUnknownVerb, CodeNotAllowed, CodeRetiredSynonym, CodeUnavailableVerb,
-	CodeInvalidArgs, CodeMissingFingerprint, CodeStaleFingerprint, CodePolicyRefused,
+	CodeInvalidArgs, CodeMissingFingerprint, CodeStaleFingerprint, CodePolicyRefused, CodeInsufficientScope,
 	CodeLaunchFailed, CodeAbsentResult, CodeInvalidResult, CodeMultipleResults, CodeOutputOverflow,
 	CodeNonzeroExit, CodeTimeout, CodeUnsupportedResultVersion, CodeCancelled, CodeCLIError,
 	CodeHandlerError, CodeInternalError,
@@ -183,6 +189,9 @@ type ErrorObject struct {
 	Schema            *jsonschema.Schema `json:"schema,omitempty"`
 	SchemaFingerprint string             `json:"schema_fingerprint,omitempty"`
 	HelpCall          any                `json:"help_call,omitempty"`
+	// Scopes names the scopes the caller's token lacks
+	// (insufficient_scope).
+	Scopes []string `json:"scopes,omitempty"`
 	// Rule names the policy rule that refused the op or asked about it
 	// (policy_refused from an [Options.Decide] policy).
 	Rule string `json:"rule,omitempty"`

@@ -268,5 +268,5 @@ func ExampleReadOnly() {
 func ExampleCodes() {
 	fmt.Println(len(verbsurface.Codes()), verbsurface.Codes()[:3])
 	// Output:
-	// 24 [malformed_envelope batch_too_large response_too_large]
+	// 25 [malformed_envelope batch_too_large response_too_large]
 }

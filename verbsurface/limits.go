@@ -185,20 +185,28 @@ func (l *spawnLimiter) refill(key string) (*bucket, float64) {
 // by one would cost, and starts no more than the bucket admits. It is
 // safe for concurrent use.
 type SpawnTokens struct {
-	limiter *spawnLimiter // nil: no limit
-	key     string
+	buckets spawnBuckets // none limited: no limit
 	verb    string
 	mu      sync.Mutex
 	held    int           // taken and not given back
 	retry   time.Duration // from the last Take that fell short
+	limit   int           // the limit that fell short (per minute)
+	subject bool          // whether that limit is the subject's own
 }
 
-// Limit is the runs a client may start per minute; 0 means no limit.
+// Limit is the runs a client may start per minute; 0 means no limit. With
+// a per-subject limit too, it is the smaller of the two.
 func (t *SpawnTokens) Limit() int {
-	if t.limiter == nil {
-		return 0
+	b := t.buckets
+	switch {
+	case b.total != nil && b.subject != nil:
+		return min(b.total.perMinute, b.subject.perMinute)
+	case b.total != nil:
+		return b.total.perMinute
+	case b.subject != nil:
+		return b.subject.perMinute
 	}
-	return t.limiter.perMinute
+	return 0
 }
 
 // Take takes up to n tokens, as many as the bucket holds now, and returns
@@ -208,14 +216,14 @@ func (t *SpawnTokens) Take(n int) int {
 	if n < 1 {
 		return 0
 	}
-	if t.limiter == nil {
+	if !t.buckets.limited() {
 		return n
 	}
-	took, retry := t.limiter.takeUpTo(t.key, n)
+	took, retry, limit, subject := t.buckets.takeUpTo(n)
 	t.mu.Lock()
 	t.held += took
 	if took < n {
-		t.retry = retry
+		t.retry, t.limit, t.subject = retry, limit, subject
 	}
 	t.mu.Unlock()
 	return took
@@ -224,14 +232,14 @@ func (t *SpawnTokens) Take(n int) int {
 // Return gives back n of the tokens taken (runs not started after all);
 // more than is held is given back as what is held.
 func (t *SpawnTokens) Return(n int) {
-	if t.limiter == nil || n < 1 {
+	if !t.buckets.limited() || n < 1 {
 		return
 	}
 	t.mu.Lock()
 	n = min(n, t.held)
 	t.held -= n
 	t.mu.Unlock()
-	t.limiter.give(t.key, n)
+	t.buckets.give(n)
 }
 
 // RetryAfter is how long until the bucket holds another token, as the last
@@ -246,29 +254,46 @@ func (t *SpawnTokens) RetryAfter() time.Duration {
 // so started nothing: the op becomes rate_limited with the limit and
 // retry_after, exactly as a spawn op over the rate.
 func (t *SpawnTokens) Refusal() error {
-	return &rateLimitError{verb: t.verb, limit: t.Limit(), retry: t.RetryAfter()}
+	t.mu.Lock()
+	limit, subject := t.limit, t.subject
+	t.mu.Unlock()
+	if limit == 0 {
+		limit = t.Limit()
+	}
+	return &rateLimitError{verb: t.verb, limit: limit, retry: t.RetryAfter(), subject: subject}
 }
 
 // rateLimitError is a handler's rate_limited refusal (SpawnTokens.Refusal).
 type rateLimitError struct {
-	verb  string
-	limit int
-	retry time.Duration
+	verb    string
+	limit   int
+	retry   time.Duration
+	subject bool // the limit is the caller's subject's own
 }
 
 func (e *rateLimitError) Error() string {
-	return rateLimited(&Verb{Name: e.verb}, e.limit, e.retry).Message
+	return rateLimitedBy(&Verb{Name: e.verb}, e.limit, e.retry, e.subject).Message
 }
 func (e *rateLimitError) ErrorCode() string { return CodeRateLimited }
 
 // rateLimited is the error of a spawn op over its client's rate.
 func rateLimited(v *Verb, perMinute int, retryAfter time.Duration) *ErrorObject {
+	return rateLimitedBy(v, perMinute, retryAfter, false)
+}
+
+// rateLimitedBy is rateLimited, saying whether the rate is the caller's
+// subject's own (Options.SubjectSpawnsPerMinute).
+func rateLimitedBy(v *Verb, perMinute int, retryAfter time.Duration, subject bool) *ErrorObject {
 	secs := int(math.Ceil(retryAfter.Seconds()))
 	if secs < 1 {
 		secs = 1
 	}
+	who := "this client"
+	if subject {
+		who = "the caller's subject"
+	}
 	return &ErrorObject{Code: CodeRateLimited, Limit: perMinute, RetryAfter: secs,
-		Message: fmt.Sprintf("%s was not started: this client may start %d runs a minute and has used them; retry after %d s", v.Name, perMinute, secs)}
+		Message: fmt.Sprintf("%s was not started: %s may start %d runs a minute and has used them; retry after %d s", v.Name, who, perMinute, secs)}
 }
 
 // responseTooLarge is the error that replaces an op's result when the

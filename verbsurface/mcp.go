@@ -82,6 +82,9 @@ func AddRequestTool(server *mcp.Server, s *Surface) {
 		if req != nil && req.Params != nil {
 			ci = requestClient(req)
 			ctx = context.WithValue(ctx, clientInfoKey{}, ci)
+			if req.Extra != nil && req.Extra.Header != nil && s.opts.Identity != nil && s.opts.Identity.Exchange != nil {
+				ctx = context.WithValue(ctx, requestHeaderKey{}, req.Extra.Header)
+			}
 			// A request holding any op the policy asks about runs none of
 			// its ops until the person answered: the first round returns
 			// the question, the retry carries the answer.

@@ -142,6 +142,27 @@ type Options struct {
 	// every request shares one bucket, which is right for a stdio server,
 	// whose one client is the process that started it.
 	ClientKey func(ctx context.Context) string
+	// SubjectSpawnsPerMinute caps the spawn ops each verified subject
+	// ([ClientInfo].Subject, from an OAuth token) may start a minute, in a
+	// bucket of its own beside its ClientKey's (zero or negative: none).
+	// A spawn op of such a caller takes a token from both buckets or from
+	// neither, so one subject spending its own does not stop another,
+	// and SpawnsPerMinute still holds for what ClientKey groups
+	// (everyone, when ClientKey is nil). A caller without a subject
+	// (stdio, the static token) draws on its ClientKey's bucket only.
+	SubjectSpawnsPerMinute int
+	// ClassScopes are the scopes a caller's token must grant to run a
+	// verb of each class (control and spawn needing "verbsurface:write",
+	// say). An op whose caller lacks one is refused insufficient_scope,
+	// naming the scopes, before its arguments are read; nothing runs. It
+	// judges callers with a verified identity ([ClientInfo].Subject) only:
+	// one without (stdio, the static token) is the operator's own. See
+	// [Surface.OpScopes] for the HTTP face's answer.
+	ClassScopes map[Class][]string
+	// Identity passes the caller's verified identity to the commands the
+	// surface renders, as the operator declares (nil: never). See
+	// [RunIdentity].
+	Identity *RunIdentity
 }
 
 // DefaultTitle is the tool's title when Options.Title is empty.
@@ -157,7 +178,10 @@ type Surface struct {
 	// private are Options.Private, real: carved out of the roots.
 	private []string
 	spawns  *spawnLimiter // nil: no rate limit
-	slots   *fifoSlots    // Options.MaxInFlight's; nil: no cap
+	// subjectSpawns are the per-subject buckets; nil without
+	// Options.SubjectSpawnsPerMinute.
+	subjectSpawns *spawnLimiter
+	slots         *fifoSlots // Options.MaxInFlight's; nil: no cap
 	// confirmKey signs the requestState of a confirmation (HMAC-SHA256):
 	// random per surface, so a state is good only where it was issued.
 	confirmKey [32]byte
@@ -237,6 +261,12 @@ func New(reg *Registry, options *Options) (*Surface, error) {
 	}
 	if opts.SpawnsPerMinute > 0 {
 		s.spawns = &spawnLimiter{perMinute: opts.SpawnsPerMinute, now: opts.Now, buckets: map[string]*bucket{}}
+	}
+	if opts.SubjectSpawnsPerMinute > 0 {
+		s.subjectSpawns = &spawnLimiter{perMinute: opts.SubjectSpawnsPerMinute, now: opts.Now, buckets: map[string]*bucket{}}
+	}
+	if err := opts.Identity.check(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -588,6 +618,11 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	g := s.gate(ctx, rs, op)
 	if g.verb != nil {
 		res.Op, res.Class = g.verb.Name, g.verb.Class
+		// Before anything about the op's arguments: a caller who may not
+		// run the verb learns only which scope it lacks.
+		if eo := s.scopeError(ctx, g.verb); eo != nil {
+			return fail(eo)
+		}
 	}
 	res.PlaybookFingerprint = g.playbookFP
 	if g.err != nil {
@@ -642,26 +677,33 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 	if s.opts.ClientKey != nil && (v.Class == ClassSpawn || v.Spawns) {
 		spawnKey = s.opts.ClientKey(ctx)
 	}
-	if (v.Class == ClassSpawn || v.Spawns) && s.spawns != nil && op.DryRun {
+	buckets := s.spawnBucketsOf(ctx, spawnKey)
+	if (v.Class == ClassSpawn || v.Spawns) && buckets.limited() && op.DryRun {
 		// Counted, not taken: the answer a real op would get now (a
 		// handler that spawns takes its tokens as it starts runs, and
 		// defers what it cannot start rather than failing).
-		tokens, retry := s.spawns.peek(spawnKey)
+		tokens, retry, limit, subject := buckets.peek()
 		if tokens < 1 && (v.Class == ClassSpawn || v.Handler == nil) {
-			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
+			return fail(rateLimitedBy(v, limit, retry, subject))
 		}
 		plan.SpawnTokens = &tokens
-	} else if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && s.spawns != nil {
-		if ok, retry := s.spawns.take(spawnKey); !ok {
-			return fail(rateLimited(v, s.opts.SpawnsPerMinute, retry))
+	} else if (v.Class == ClassSpawn || v.Spawns && v.Handler == nil) && buckets.limited() {
+		if took, retry, limit, subject := buckets.takeUpTo(1); took < 1 {
+			return fail(rateLimitedBy(v, limit, retry, subject))
 		}
 	}
 	var spawnTokens *SpawnTokens
 	if v.Spawns && v.Class != ClassSpawn && v.Handler != nil {
-		spawnTokens = &SpawnTokens{limiter: s.spawns, key: spawnKey, verb: v.Name}
+		spawnTokens = &SpawnTokens{buckets: buckets, verb: v.Name}
 	}
 	if v.Dynamic != nil && op.PlaybookFingerprint != "" && op.PlaybookFingerprint != p.playbookFP {
 		res.PlaybookChanged = &PlaybookChange{Discovered: op.PlaybookFingerprint, Executed: p.playbookFP}
+	}
+	// The caller's identity, where the operator passes it to the run:
+	// checked for a dry run too, exchanged only for a real one.
+	ident, eo := s.identityFor(ctx, v, !op.DryRun)
+	if eo != nil {
+		return fail(eo)
 	}
 	args = c.run
 	if op.DryRun {
@@ -707,7 +749,8 @@ func (s *Surface) runGates(ctx context.Context, rs *requestState, index int, op 
 			args = prepared
 		}
 	}
-	data, eo := s.execute(ctx, v, p, args, progress, spawnTokens)
+	ctx = withIdentity(ctx, ident)
+	data, eo := s.execute(ctx, v, p, args, ident, progress, spawnTokens)
 	if eo != nil {
 		if eo.Code == CodeInvalidArgs {
 			// A handler, or the CLI itself, refused an argument the
@@ -735,8 +778,9 @@ func (s *Surface) runnerOf(v *Verb) Runner {
 
 // execute runs the verb's handler or its rendered command: the machine
 // arguments where they go (v.Machine, else Options.Machine), the command
-// path, the verb's fixed arguments, then the caller's rendered arguments.
-func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, progress ProgressFunc, spawns *SpawnTokens) (json.RawMessage, *ErrorObject) {
+// path, the verb's fixed arguments, the caller's identity arguments
+// (Options.Identity), then the caller's rendered arguments.
+func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[string]any, ident *identityRun, progress ProgressFunc, spawns *SpawnTokens) (json.RawMessage, *ErrorObject) {
 	runner := s.runnerOf(v)
 	if v.Handler != nil {
 		out, err := v.Handler(ctx, &Call{Verb: v.Name, Class: v.Class, Args: args, Runner: runner, Progress: progress, Spawns: spawns})
@@ -747,7 +791,7 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 			}
 			var rl *rateLimitError
 			if errors.As(err, &rl) {
-				return nil, rateLimited(v, rl.limit, rl.retry)
+				return nil, rateLimitedBy(v, rl.limit, rl.retry, rl.subject)
 			}
 			return nil, executionError(err, true)
 		}
@@ -788,6 +832,9 @@ func (s *Surface) execute(ctx context.Context, v *Verb, p *projection, args map[
 		argv = append(argv, m.Args...)
 	}
 	argv = append(argv, v.Args...)
+	if ident != nil {
+		argv = append(argv, ident.args...)
+	}
 	argv = append(argv, tail...)
 	data, err := runner.Run(ctx, argv)
 	if err != nil {

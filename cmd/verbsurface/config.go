@@ -65,6 +65,9 @@ type Config struct {
 	// OAuth makes the HTTP face accept OAuth 2.1 access tokens instead of
 	// the static token (see OAuthConfig).
 	OAuth *OAuthConfig `yaml:"oauth"`
+	// Identity passes an OAuth caller's identity to the runs (see
+	// IdentityConfig).
+	Identity *IdentityConfig `yaml:"identity"`
 	// Timeout bounds each CLI command ("30s"); empty: dispatch's default.
 	Timeout string `yaml:"timeout"`
 	// Wait adds a job.wait verb over package wait (the CLI's observe

@@ -201,6 +201,9 @@ func newFront(cfg *Config) (*front, error) {
 	if f.bg != nil {
 		sopts.Private = append(sopts.Private, filepath.Dir(f.bg.dir))
 	}
+	if err := cfg.identityOptions(&sopts); err != nil {
+		return nil, err
+	}
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts, f.bg); err != nil {
 			return nil, err
@@ -424,12 +427,19 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 	if n := pol.Limits.LiveRuns; n > 0 && bg != nil {
 		bg.limitLive(n, sopts) // the front counts its own background runs
 	} else if n > 0 {
-		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs needs a count of the CLI's live runs, which this front cannot take; remove it", c.Policy)}
+		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs needs a count of the CLI's live runs, which this front keeps only for background verbs; remove it", c.Policy)}
+	}
+	if pol.Limits.SubjectLiveRuns > 0 {
+		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs_per_subject is not counted by this front; remove it", c.Policy)}
+	}
+	if err := c.checkPolicyClaims(pol.Claims()); err != nil {
+		return err
 	}
 	sopts.Decide = pol
 	if n := pol.Limits.RunsPerMinute; n > 0 {
 		sopts.SpawnsPerMinute = n
 	}
+	sopts.SubjectSpawnsPerMinute = pol.Limits.SubjectRunsPerMinute
 	return nil
 }
 

@@ -18,11 +18,17 @@ import (
 // OAuthConfig is the configuration's oauth section: the HTTP face accepts
 // OAuth 2.1 access tokens of Issuer for Audience instead of the static
 // token. The flags --oauth-issuer, --oauth-audience and --oauth-scope
-// override it. A stdio server does not read it.
+// override it. A stdio server does not read it; Claims and ClassScopes
+// (configuration only, no flags) are the surface's: the claims of a token
+// that reach policy and runs (groups, roles), and the scopes a token
+// needs to run a verb of a class (control: [verbsurface:write]).
 type OAuthConfig struct {
 	Issuer   string   `yaml:"issuer"`
 	Audience string   `yaml:"audience"`
 	Scopes   []string `yaml:"scopes"`
+	// Claims and ClassScopes: see above.
+	Claims      []string            `yaml:"claims"`
+	ClassScopes map[string][]string `yaml:"class_scopes"`
 	// Introspection accepts opaque access tokens too, asking the issuer's
 	// introspection endpoint (RFC 7662) as this client. The flags
 	// --oauth-introspection-client-id and
@@ -130,7 +136,12 @@ func serveOAuth(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags
 	if o.Token != "" || hf.tokenFile != "" || hf.insecureNoAuth {
 		return fmt.Errorf("serve --http %s: OAuth is configured and so is a bearer token ($%s, --token-file or --insecure-no-auth): choose one", hf.addr, tokenEnv)
 	}
-	cfg := &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: oc.Scopes}
+	cfg := &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: f.surface.ScopesSupported(oc.Scopes), Claims: oc.Claims}
+	if oc.Introspection != nil && len(oc.Claims) > 0 {
+		// An introspected token's claims are not read yet: a rule on a
+		// claim would silently never hold for its caller.
+		return fmt.Errorf("serve --http %s: oauth.claims is not read from introspected (opaque) tokens yet; drop oauth.claims or oauth.introspection", hf.addr)
+	}
 	if oc.Introspection != nil {
 		creds, err := oc.Introspection.credentials()
 		if err != nil {
@@ -143,6 +154,9 @@ func serveOAuth(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 	}
 	o.OAuth = &mcphttp.OAuth{Verify: v.Verify, Metadata: v.Metadata(), Scopes: oc.Scopes, Leeway: v.Leeway()}
+	if len(oc.ClassScopes) > 0 {
+		o.OAuth.OpScopes = f.surface.OpScopes
+	}
 	ln, err := mcphttp.ListenOAuth(hf.addr)
 	if err != nil {
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)

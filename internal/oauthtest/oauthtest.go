@@ -44,6 +44,8 @@ type Client struct {
 	// Skew is the provider's clock skew for this client: iat and nbf are
 	// now minus Skew, so a negative Skew issues tokens not yet valid.
 	Skew time.Duration
+	// Claims are more claims of its tokens (groups, roles).
+	Claims map[string]any
 	// Opaque issues opaque access tokens (the library's encrypted token
 	// id and subject) instead of JWTs: only introspection tells what they
 	// say.
@@ -371,12 +373,22 @@ func (s *store) CreateAccessToken(_ context.Context, req op.TokenRequest) (strin
 }
 
 // GetPrivateClaimsFromScopes puts the granted scopes in the token's scope
-// claim (RFC 9068).
-func (s *store) GetPrivateClaimsFromScopes(_ context.Context, _, _ string, scopes []string) (map[string]any, error) {
-	if len(scopes) == 0 {
+// claim (RFC 9068), and the client's Claims beside it.
+func (s *store) GetPrivateClaimsFromScopes(_ context.Context, _, clientID string, scopes []string) (map[string]any, error) {
+	s.mu.Lock()
+	more := s.clients[clientID].Claims
+	s.mu.Unlock()
+	out := make(map[string]any, len(more)+1)
+	for k, v := range more {
+		out[k] = v
+	}
+	if len(scopes) > 0 {
+		out["scope"] = strings.Join(scopes, " ")
+	}
+	if len(out) == 0 {
 		return nil, nil
 	}
-	return map[string]any{"scope": strings.Join(scopes, " ")}, nil
+	return out, nil
 }
 
 // jwtClient is a client-credentials client issued JWT access tokens.

@@ -50,6 +50,10 @@ type Config struct {
 	Audience string
 	// Scopes are the scopes this server knows, published in its metadata.
 	Scopes []string
+	// Claims names the token claims, beyond the registered ones, that
+	// Verify keeps (groups, roles): each reaches the caller's identity
+	// as a list of strings (see [ClaimsKey]); any other claim is dropped.
+	Claims []string
 	// Client fetches the issuer's documents; nil means a client with a
 	// 10-second timeout.
 	Client *http.Client
@@ -208,10 +212,17 @@ type claims struct {
 	ClientID string   `json:"client_id"` // RFC 9068
 }
 
+// ClaimsKey is the key, in the Extra of the TokenInfo [Verifier.Verify]
+// returns, of the named claims ([Config].Claims): a map[string][]string
+// from claim name to its values. A claim given as a string is one value;
+// as an array, its string elements; a claim of any other shape, or absent,
+// has no values.
+const ClaimsKey = "claims"
+
 // Verify validates token by the rules of the package documentation and
 // returns what it says: the scopes, the expiration, the subject as UserID
 // (so a session cannot be taken over by another subject), and in Extra
-// "client_id" and "iss". It has the shape of the go-sdk's
+// "client_id", "iss" and, when [Config].Claims names any, [ClaimsKey]. It has the shape of the go-sdk's
 // auth.TokenVerifier; the request is not used.
 func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	if v.introspect != nil && !looksLikeJWS(token) {
@@ -237,7 +248,8 @@ func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*
 	}
 	var std jwt.Claims
 	var more claims
-	if err := tok.Claims(key.Key, &std, &more); err != nil {
+	var all map[string]any
+	if err := tok.Claims(key.Key, &std, &more, &all); err != nil {
 		return nil, invalid("its signature does not verify with the issuer's key %q", h.KeyID)
 	}
 	if std.Expiry == nil {
@@ -266,12 +278,35 @@ func (v *Verifier) Verify(ctx context.Context, token string, _ *http.Request) (*
 	if more.Scope != "" {
 		scopes = strings.Fields(more.Scope)
 	}
+	extra := map[string]any{"client_id": more.ClientID, "iss": std.Issuer}
+	if len(v.cfg.Claims) > 0 {
+		extra[ClaimsKey] = namedClaims(all, v.cfg.Claims)
+	}
 	return &auth.TokenInfo{
 		Scopes:     scopes,
 		Expiration: std.Expiry.Time(),
 		UserID:     std.Subject,
-		Extra:      map[string]any{"client_id": more.ClientID, "iss": std.Issuer},
+		Extra:      extra,
 	}, nil
+}
+
+// namedClaims are the values of the claims names from all: a string is
+// one value, an array its string elements; anything else is no value.
+func namedClaims(all map[string]any, names []string) map[string][]string {
+	out := make(map[string][]string, len(names))
+	for _, name := range names {
+		switch c := all[name].(type) {
+		case string:
+			out[name] = []string{c}
+		case []any:
+			for _, e := range c {
+				if s, ok := e.(string); ok {
+					out[name] = append(out[name], s)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func algList() string {

@@ -137,6 +137,10 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		if err != nil {
 			return err
 		}
+		classScopes, err := of.classScopeMap()
+		if err != nil {
+			return err
+		}
 		home, err := a.resolvedHome()
 		if err != nil {
 			return err
@@ -171,6 +175,7 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		srv, err := server.New(server.Options{
 			Private:       private,
 			PolicyFile:    policyFile,
+			ClassScopes:   classScopes,
 			ConfirmWithin: confirmWithin,
 			Audit:         audit,
 			AuditErrors:   func(err error) { fmt.Fprintf(a.opts.Stderr, "limcp mcp: audit: %v\n", err) },
@@ -196,6 +201,9 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 			return machine.Errorf(machine.Internal, nil, "%v", err)
 		}
 		defer srv.Close()
+		if err := of.checkClaims(srv.Policy()); err != nil {
+			return err
+		}
 		logger, closeLog, err := requestlog.Open(logFormat, a.opts.Stderr, a.opts.Getenv)
 		if err != nil {
 			return machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "log"}, "limcp mcp: %v", err)

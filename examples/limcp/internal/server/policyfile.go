@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -16,17 +17,67 @@ import (
 	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
-// livePolicy enforces a policy file's live_runs limit: a spawn op is
-// refused while that many runs are live, counted through the CLI (limcp
-// monitor, the store's active records) when the op arrives, plus the
-// spawn ops past the check whose command has not yet returned (they are
-// not in the store yet). The count and the admission happen under one
-// lock, so concurrent sessions cannot all pass one free slot.
+// livePolicy enforces a policy file's live_runs limit, and its
+// live_runs_per_subject: a spawn op is refused while that many runs are
+// live, counted through the CLI (limcp monitor, the store's active
+// records) when the op arrives, plus the spawn ops past the check whose
+// command has not yet returned (they are not in the store yet). A
+// subject's live runs are those of the live runs it started (the server
+// remembers the ids it handed each verified subject), plus its pending
+// ops. The count and the admission happen under one lock, so concurrent
+// sessions cannot all pass one free slot.
 type livePolicy struct {
-	max     int
-	count   func(ctx context.Context) (int, error)
-	mu      sync.Mutex
-	pending int
+	max        int // 0: no total limit
+	perSubject int // 0: no limit per subject
+	running    func(ctx context.Context) ([]string, error)
+	mu         sync.Mutex
+	pending    int
+	pendingBy  map[string]int             // per subject
+	startedBy  map[string]map[string]bool // subject -> ids of its runs, live when last counted
+}
+
+func newLivePolicy(max, perSubject int, running func(ctx context.Context) ([]string, error)) *livePolicy {
+	return &livePolicy{max: max, perSubject: perSubject, running: running, pendingBy: map[string]int{}, startedBy: map[string]map[string]bool{}}
+}
+
+// subjectOf is the verified subject a limit per subject counts for ("" for
+// none, or without such a limit).
+func (l *livePolicy) subjectOf(ctx context.Context) string {
+	if l.perSubject <= 0 {
+		return ""
+	}
+	return verbsurface.RequestClient(ctx).Subject
+}
+
+// room is how many more runs the limits admit now for subject; l.mu is
+// held. limit names the limit that leaves the least room.
+func (l *livePolicy) room(ctx context.Context, subject string) (room int, limit string, err error) {
+	ids, err := l.running(ctx)
+	if err != nil {
+		return 0, "", fmt.Errorf("the policy limits live runs and they could not be counted (%v); nothing was started", err)
+	}
+	room, limit = math.MaxInt, ""
+	if l.max > 0 {
+		room, limit = l.max-len(ids)-l.pending, fmt.Sprintf("the policy allows %d live runs at once and %d are live", l.max, len(ids)+l.pending)
+	}
+	if subject != "" {
+		live := map[string]bool{}
+		for _, id := range ids {
+			live[id] = true
+		}
+		mine := 0
+		for id := range l.startedBy[subject] {
+			if live[id] {
+				mine++
+			} else {
+				delete(l.startedBy[subject], id) // ended: a run never lives again
+			}
+		}
+		if r := l.perSubject - mine - l.pendingBy[subject]; r <= room { // on a tie, the caller's own limit is the one to name
+			room, limit = r, fmt.Sprintf("the policy allows each caller %d live runs at once and %d of %s's are live", l.perSubject, mine+l.pendingBy[subject], subject)
+		}
+	}
+	return max(0, room), limit, nil
 }
 
 // admit is the check; release ends an admitted op's pending state.
@@ -34,6 +85,7 @@ func (l *livePolicy) admit(ctx context.Context, op verbsurface.PolicyOp) error {
 	if op.Class != verbsurface.ClassSpawn {
 		return nil
 	}
+	subject := l.subjectOf(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	// A spawn in flight is counted twice once its record exists: by the
@@ -42,16 +94,17 @@ func (l *livePolicy) admit(ctx context.Context, op verbsurface.PolicyOp) error {
 	// in a refusal, the safe side) and count again.
 	deadline := time.Now().Add(liveSettle)
 	for {
-		live, err := l.count(ctx)
+		room, limit, err := l.room(ctx, subject)
 		if err != nil {
-			return fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
+			return err
 		}
-		if live+l.pending < l.max {
+		if room > 0 {
 			l.pending++
+			l.pendingBy[subject]++
 			return nil
 		}
 		if l.pending == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("the policy allows %d live runs at once and %d are live; nothing was started: wait for one to end (job.wait) and resend", l.max, live+l.pending)
+			return fmt.Errorf("%s; nothing was started: wait for one to end (job.wait) and resend", limit)
 		}
 		l.mu.Unlock()
 		time.Sleep(10 * time.Millisecond)
@@ -63,56 +116,74 @@ func (l *livePolicy) admit(ctx context.Context, op verbsurface.PolicyOp) error {
 // it is judged against the live_runs limit.
 const liveSettle = 5 * time.Second
 
-func (l *livePolicy) release() { l.releaseN(1) }
-
 // reserve admits up to n runs at once (a tick's): as many as fit under the
-// limit now, counted through the CLI plus the admitted ops still in
+// limits now, counted through the CLI plus the admitted ops still in
 // flight. Those admitted are pending until releaseN. It never waits: a
 // run counted twice (pending and already in the store) only makes it
 // admit fewer, the safe side.
 func (l *livePolicy) reserve(ctx context.Context, n int) (int, error) {
+	subject := l.subjectOf(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	live, err := l.count(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
-	}
-	got := max(0, min(n, l.max-live-l.pending))
-	l.pending += got
-	return got, nil
-}
-
-// headroom is how many more runs the limit admits now.
-func (l *livePolicy) headroom(ctx context.Context) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	live, err := l.count(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", l.max, err)
-	}
-	return max(0, l.max-live-l.pending), nil
-}
-
-func (l *livePolicy) releaseN(n int) {
-	l.mu.Lock()
-	l.pending -= n
-	l.mu.Unlock()
-}
-
-// countLive counts the active records through the CLI, as any reader of
-// the store would: `limcp monitor --json`.
-func (s *Server) countLive(ctx context.Context) (int, error) {
-	data, err := s.scrub.runner(s.runner).Run(ctx, []string{"monitor", "--json"})
+	room, _, err := l.room(ctx, subject)
 	if err != nil {
 		return 0, err
 	}
+	got := min(n, room)
+	l.pending += got
+	l.pendingBy[subject] += got
+	return got, nil
+}
+
+// headroom is how many more runs the limits admit now for ctx's caller,
+// and the limit that leaves the least room.
+func (l *livePolicy) headroom(ctx context.Context) (int, string, error) {
+	subject := l.subjectOf(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.room(ctx, subject)
+}
+
+// releaseN ends the pending state of n runs admitted for ctx's caller,
+// recording the ids of those that started as its own.
+func (l *livePolicy) releaseN(ctx context.Context, n int, started ...string) {
+	subject := l.subjectOf(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending -= n
+	if l.pendingBy[subject] -= n; l.pendingBy[subject] <= 0 {
+		delete(l.pendingBy, subject)
+	}
+	if subject != "" && len(started) > 0 {
+		if l.startedBy[subject] == nil {
+			l.startedBy[subject] = map[string]bool{}
+		}
+		for _, id := range started {
+			l.startedBy[subject][id] = true
+		}
+	}
+}
+
+// liveRuns lists the ids of the active records through the CLI, as any
+// reader of the store would: `limcp monitor --json`.
+func (s *Server) liveRuns(ctx context.Context) ([]string, error) {
+	data, err := s.scrub.runner(s.runner).Run(ctx, []string{"monitor", "--json"})
+	if err != nil {
+		return nil, err
+	}
 	var out struct {
-		Running []json.RawMessage `json:"running"`
+		Running []struct {
+			ID string `json:"id"`
+		} `json:"running"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return 0, fmt.Errorf("reading limcp monitor: %w", err)
+		return nil, fmt.Errorf("reading limcp monitor: %w", err)
 	}
-	return len(out.Running), nil
+	ids := make([]string, len(out.Running))
+	for i, r := range out.Running {
+		ids[i] = r.ID
+	}
+	return ids, nil
 }
 
 // onOp follows every op once it finished: it ends an admitted spawn's
@@ -122,7 +193,14 @@ func (s *Server) onOp(ctx context.Context, rec *verbsurface.OpRecord) {
 	// (Options.Policy runs first and the Decider is set with every policy
 	// file), so a decision marks the ops to release.
 	if s.live != nil && rec.Class == verbsurface.ClassSpawn && rec.Decision != "" {
-		s.live.release()
+		var sub struct {
+			ID string `json:"id"`
+		}
+		var started []string
+		if rec.Code == "ok" && json.Unmarshal(rec.Result, &sub) == nil && sub.ID != "" {
+			started = []string{sub.ID}
+		}
+		s.live.releaseN(ctx, 1, started...)
 	}
 	if s.opts.OnOp != nil {
 		s.opts.OnOp(ctx, rec)

@@ -89,6 +89,9 @@ type Options struct {
 	// checked against the live verbs at New, which fails on a rule that
 	// names a verb or parameter the surface does not have.
 	PolicyFile string
+	// ClassScopes are the scopes an OAuth caller's token must grant to run
+	// a verb of each class (verbsurface.Options.ClassScopes).
+	ClassScopes map[verbsurface.Class][]string
 	// ConfirmWithin is how long the person has to answer a policy's ask
 	// (verbsurface.DefaultConfirmWithin when zero).
 	ConfirmWithin time.Duration
@@ -256,6 +259,7 @@ func New(opts Options) (*Server, error) {
 		SpawnsPerMinute:  opts.Limits.SpawnsPerMinute,
 		MaxResponseBytes: opts.Limits.MaxResponseBytes,
 		ClientKey:        opts.Limits.ClientKey,
+		ClassScopes:      opts.ClassScopes,
 		ConfirmWithin:    opts.ConfirmWithin,
 	}
 	if opts.PolicyFile != "" {
@@ -268,8 +272,9 @@ func New(opts Options) (*Server, error) {
 		if n := pol.Limits.RunsPerMinute; n > 0 && (sopts.SpawnsPerMinute <= 0 || n < sopts.SpawnsPerMinute) {
 			sopts.SpawnsPerMinute = n
 		}
-		if n := pol.Limits.LiveRuns; n > 0 {
-			s.live = &livePolicy{max: n, count: s.countLive}
+		sopts.SubjectSpawnsPerMinute = pol.Limits.SubjectRunsPerMinute
+		if pol.Limits.LiveRuns > 0 || pol.Limits.SubjectLiveRuns > 0 {
+			s.live = newLivePolicy(pol.Limits.LiveRuns, pol.Limits.SubjectLiveRuns, s.liveRuns)
 		}
 	}
 	if opts.PolicyFile != "" || opts.Audit != nil || opts.OnOp != nil {

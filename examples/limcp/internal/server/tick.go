@@ -45,13 +45,16 @@ func (s *Server) scheduleTick() verbsurface.Handler {
 				return nil, call.Spawns.Refusal() // nothing could start
 			}
 		}
+		var started []string // ids of the runs the tick started
 		if s.live != nil && budget > 0 {
 			got, err := s.live.reserve(ctx, budget)
 			if err != nil {
 				call.Spawns.Return(budget)
 				return nil, err
 			}
-			defer s.live.releaseN(got)
+			// Released once the tick returns, with the runs it started
+			// (live_runs_per_subject counts them as the caller's).
+			defer func() { s.live.releaseN(ctx, got, started...) }()
 			if got < budget {
 				call.Spawns.Return(budget - got)
 				budget, limitedBy = got, "live_runs"
@@ -64,6 +67,18 @@ func (s *Server) scheduleTick() verbsurface.Handler {
 			return nil, err
 		}
 		var res map[string]json.RawMessage
+		var ids struct {
+			Started []struct {
+				ID string `json:"id"`
+			} `json:"started"`
+		}
+		if json.Unmarshal(data, &ids) == nil {
+			for _, st := range ids.Started {
+				if st.ID != "" {
+					started = append(started, st.ID)
+				}
+			}
+		}
 		var counts struct {
 			Started  []json.RawMessage `json:"started"`
 			Deferred []json.RawMessage `json:"deferred"`

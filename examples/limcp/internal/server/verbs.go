@@ -193,12 +193,12 @@ func (s *Server) policy(ctx context.Context, op verbsurface.PolicyOp) error {
 	if s.live != nil && op.Verb == "schedule.tick" {
 		// A tick starts runs like a submit: refused, like one, when the
 		// live runs are at the limit (its handler reserves what is left).
-		room, err := s.live.headroom(ctx)
+		room, limit, err := s.live.headroom(ctx)
 		if err != nil {
 			return err
 		}
 		if room == 0 {
-			return fmt.Errorf("the policy allows %d live runs at once and they are live; no schedule was started: wait for one to end (job.wait) and resend", s.live.max)
+			return fmt.Errorf("%s; no schedule was started: wait for one to end (job.wait) and resend", limit)
 		}
 	}
 	if s.live != nil {
