@@ -23,27 +23,17 @@ import (
 // which cannot be installed here, after them on PATH, and working in
 // their home.
 type installEnv struct {
-	t              *testing.T
-	bin, user, log string
-	real           *clienttest.RealUser
-	env            []string
+	t    *testing.T
+	user string
+	real *clienttest.RealUser
+	env  []string
 }
 
 func newInstallEnv(t *testing.T) *installEnv {
-	real := clienttest.RealClientsBin(t)
-	e := &installEnv{t: t, bin: t.TempDir(), log: t.TempDir()}
-	if err := clienttest.Build(e.bin); err != nil {
-		t.Fatal(err)
-	}
-	e.real = clienttest.NewRealUser(t, real, vsEnv(t, t.TempDir()))
-	e.user = e.real.Home
-	for _, kv := range e.real.Env {
-		if strings.HasPrefix(kv, "PATH=") {
-			kv += ":" + e.bin
-		}
-		e.env = append(e.env, kv)
-	}
-	e.env = append(e.env, clienttest.LogEnv+"="+e.log)
+	bin := clienttest.RealClientsBin(t)
+	e := &installEnv{t: t, real: clienttest.NewRealUser(t, bin, vsEnv(t, t.TempDir()))}
+	e.real.AddVSCode("")
+	e.user, e.env = e.real.Home, e.real.Env
 	return e
 }
 
@@ -66,20 +56,6 @@ func (e *installEnv) run(prog string, args ...string) (string, int) {
 		e.t.Fatal(err)
 	}
 	return string(out), code
-}
-
-// ran is every client program run through PATH so far ("PROGRAM ARGS").
-func (e *installEnv) ran() []string {
-	e.t.Helper()
-	out := e.real.Invocations()
-	invs, err := clienttest.Invocations(e.log)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, inv := range invs {
-		out = append(out, inv.Program+" "+strings.Join(inv.Argv, " "))
-	}
-	return out
 }
 
 // TestInstallConnectsAClient: `verbsurface install CLIENT -c FILE` adds
@@ -201,11 +177,11 @@ func TestInstallHTTPAndClash(t *testing.T) {
 	if code == 0 || !strings.Contains(out, `named "notes"`) || !strings.Contains(out, "--force") {
 		t.Fatalf("a second install: exit %d\n%s", code, out)
 	}
-	before := e.ran()
+	before := e.real.Invocations()
 	if out, code := e.run(vsBin, "install", "gemini", "-c", config, "--print"); code != 0 || !strings.Contains(out, "gemini mcp add --scope user notes "+vsBin+" -- serve -c "+config) {
 		t.Fatalf("--print: exit %d\n%s", code, out)
 	}
-	if after := e.ran(); len(after) != len(before) {
+	if after := e.real.Invocations(); len(after) != len(before) {
 		t.Fatalf("--print ran %v", after[len(before):])
 	}
 }

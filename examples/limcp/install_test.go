@@ -33,8 +33,6 @@ import (
 type clientEnv struct {
 	*env
 	user  string // the user's home (HOME), where the clients keep their files
-	bin   string // VS Code's stand-in
-	log   string // where it logs
 	real  *clienttest.RealUser
 	extra []string
 }
@@ -43,21 +41,11 @@ type clientEnv struct {
 // them, or fails under .ci/run) and VS Code's stand-in after them on
 // PATH, working in their home.
 func newClientEnv(t *testing.T) *clientEnv {
-	real := clienttest.RealClientsBin(t)
-	bin := t.TempDir()
-	if err := clienttest.Build(bin); err != nil {
-		t.Fatal(err)
-	}
-	e := &clientEnv{env: newEnv(t), bin: bin, log: t.TempDir()}
-	e.real = clienttest.NewRealUser(t, real, e.environ())
-	e.user = e.real.Home
-	for _, kv := range e.real.Env {
-		if strings.HasPrefix(kv, "PATH=") {
-			kv += ":" + bin
-		}
-		e.extra = append(e.extra, kv)
-	}
-	e.extra = append(e.extra, clienttest.LogEnv+"="+e.log)
+	bin := clienttest.RealClientsBin(t)
+	e := &clientEnv{env: newEnv(t)}
+	e.real = clienttest.NewRealUser(t, bin, e.environ())
+	e.real.AddVSCode("")
+	e.user, e.extra = e.real.Home, e.real.Env
 	return e
 }
 
@@ -114,21 +102,6 @@ func trust(e *clientEnv, client string) []string {
 		return []string{"--trust-folder", e.user}
 	}
 	return nil
-}
-
-// ran is every client program run through PATH so far ("PROGRAM ARGS"):
-// the real clients' and VS Code's stand-in's.
-func (e *clientEnv) ran() []string {
-	e.t.Helper()
-	out := e.real.Invocations()
-	invs, err := clienttest.Invocations(e.log)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, inv := range invs {
-		out = append(out, inv.Program+" "+strings.Join(inv.Argv, " "))
-	}
-	return out
 }
 
 // headerClient sends headers with every request, as a client configured
@@ -418,7 +391,7 @@ func TestMCPInstallPrint(t *testing.T) {
 			t.Errorf("%s --print: exit %d\n%s%s", client, code, out, stderr)
 		}
 	}
-	if invs := e.ran(); len(invs) != 0 {
+	if invs := e.real.Invocations(); len(invs) != 0 {
 		t.Errorf("--print ran %+v", invs)
 	}
 	if files := filesHolding(t, e.user, ""); len(files) != 0 {

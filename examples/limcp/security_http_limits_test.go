@@ -96,10 +96,14 @@ func (c *attackConn) postParts(body []string, hdr ...string) error {
 	for _, p := range body {
 		n += len(p)
 	}
-	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
-		"Mcp-Protocol-Version: " + legacyProtocol + "\r\n"
+	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+	newer := false // a request on 2026-07-28 names its method, and its version or none
 	for _, h := range hdr {
 		req += h + "\r\n"
+		newer = newer || strings.HasPrefix(h, "Mcp-Method:")
+	}
+	if !newer {
+		req += "Mcp-Protocol-Version: " + legacyProtocol + "\r\n"
 	}
 	req += fmt.Sprintf("Content-Length: %d\r\n\r\n", n)
 	for _, p := range append([]string{req}, body...) {
@@ -318,28 +322,51 @@ func TestHTTPConnectionTimeouts(t *testing.T) {
 }
 
 // TestHTTPMemoryBoundedUnderConcurrentBodies: 64 concurrent tools/call of
-// 4 MiB each on one session leave the server's peak resident set below
-// the bytes sent (see memoryBoundMB): the decoding budget bounds it, with
-// a margin no load on the machine reaches; every call is answered. $VERBSURFACE_MEMORY_ARGS adds server flags, to measure another
-// bound: VERBSURFACE_MEMORY_ARGS=--max-decoding-bytes=33554432 go test
-// -run TestHTTPMemoryBounded -v ./examples/limcp/
+// 4 MiB each leave the server's peak resident set below the bytes sent
+// (see memoryBoundMB): the decoding budget bounds it, with a margin no
+// load on the machine reaches; every call is answered. So on each path a
+// body takes: on one session (2025-11-25), on protocol 2026-07-28 (served
+// without a session), and on 2026-07-28 without its version header, the
+// one path where the server reads the body before the SDK does, to find
+// the version in its _meta (each refused, -32020, after the whole body
+// is read). $VERBSURFACE_MEMORY_ARGS adds server flags, to measure
+// another bound: VERBSURFACE_MEMORY_ARGS=--max-decoding-bytes=33554432 go
+// test -run TestHTTPMemoryBounded -v ./examples/limcp/
 func TestHTTPMemoryBoundedUnderConcurrentBodies(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	const token = "memory-test-token-0123456789abcdefghij"
 	args := strings.Fields(os.Getenv("VERBSURFACE_MEMORY_ARGS"))
-	srv := e.startHTTPServer(token, args...)
-	id, status, body := openSession(t, srv.url, token)
-	if status != 200 {
-		t.Fatalf("initialize: %d %s", status, body)
-	}
-	fresh := vmHWMMB(t, srv.pid)
-	memoryAttack(t, srv.url, token, id)
-	peak := vmHWMMB(t, srv.pid)
-	bound := memoryBoundMB(fresh, decodingBytes(args))
-	t.Logf("limcp mcp --http: peak resident set %.1f MB fresh, %.1f MB after 64 concurrent 4 MiB tools/call (bound %.0f MB)", fresh, peak, bound)
-	if peak > bound {
-		t.Fatalf("peak resident set %.1f MB; the bound is %.0f MB", peak, bound)
+	newer := []string{"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: request"}
+	for _, path := range []struct {
+		name    string
+		headers []string // besides the token; nil: on a session
+		status  int      // every answer's
+		answer  string   // what every answer holds
+	}{
+		{"session", nil, 200, `"result"`},
+		{"2026-07-28", newer, 200, `"result"`},
+		{"2026-07-28 without the version header", newer[1:], 400, `-32020`},
+	} {
+		t.Run(path.name, func(t *testing.T) {
+			e := newEnv(t)
+			srv := e.startHTTPServer(token, args...)
+			headers := append([]string{"Authorization: Bearer " + token}, path.headers...)
+			if path.headers == nil {
+				id, status, body := openSession(t, srv.url, token)
+				if status != 200 {
+					t.Fatalf("initialize: %d %s", status, body)
+				}
+				headers = append(headers, "Mcp-Session-Id: "+id)
+			}
+			fresh := vmHWMMB(t, srv.pid)
+			memoryAttack(t, srv.url, headers, path.status, path.answer)
+			peak := vmHWMMB(t, srv.pid)
+			bound := memoryBoundMB(fresh, decodingBytes(args))
+			t.Logf("limcp mcp --http, %s: peak resident set %.1f MB fresh, %.1f MB after 64 concurrent 4 MiB tools/call (bound %.0f MB)", path.name, fresh, peak, bound)
+			if peak > bound {
+				t.Fatalf("peak resident set %.1f MB; the bound is %.0f MB", peak, bound)
+			}
+		})
 	}
 }
 
@@ -372,13 +399,18 @@ func decodingBytes(args []string) int64 {
 	return 8 << 20
 }
 
-// memoryAttack sends 64 concurrent tools/call, each a 4 MiB request
-// (an agent.submit whose prompt fills the body), on session id, and
-// requires an answer to each.
-func memoryAttack(t *testing.T, rawURL, token, id string) {
+// memoryAttack sends 64 concurrent tools/call, each a 4 MiB request (an
+// agent.submit whose prompt fills the body, then a _meta naming protocol
+// 2026-07-28), with headers, and requires an answer of status holding
+// answer to each.
+func memoryAttack(t *testing.T, rawURL string, headers []string, status int, answer string) {
 	t.Helper()
 	const n = 64
-	head, tail := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request","arguments":{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"`, `"}}]}}}`
+	head := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request","arguments":{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"`
+	tail := `"}}]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if strings.Contains(strings.Join(headers, "\n"), "Mcp-Session-Id") {
+		tail = `"}}]}}}` // a session's request names no version
+	}
 	filler := strings.Repeat("A", 4<<20-len(head)-len(tail)-16)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -387,7 +419,7 @@ func memoryAttack(t *testing.T, rawURL, token, id string) {
 		go func() {
 			defer wg.Done()
 			c := dialAttack(t, rawURL)
-			if err := c.postParts([]string{fmt.Sprintf(head, i+10), filler, tail}, "Authorization: Bearer "+token, "Mcp-Session-Id: "+id); err != nil {
+			if err := c.postParts([]string{fmt.Sprintf(head, i+10), filler, tail}, headers...); err != nil {
 				errs <- err
 				return
 			}
@@ -397,8 +429,8 @@ func memoryAttack(t *testing.T, rawURL, token, id string) {
 			switch {
 			case err != nil:
 				errs <- err
-			case resp.StatusCode != 200 || !strings.Contains(body, `"result"`):
-				errs <- fmt.Errorf("HTTP %d %.300s", resp.StatusCode, body)
+			case resp.StatusCode != status || !strings.Contains(body, answer):
+				errs <- fmt.Errorf("HTTP %d %.300s; want %d and %s", resp.StatusCode, body, status, answer)
 			}
 		}()
 	}

@@ -62,17 +62,11 @@ func newFixture(t *testing.T, programs bool) *fixture {
 // CLI on PATH, and VS Code's stand-in after them, working in their home.
 func newRealFixture(t *testing.T) *fixture {
 	u := clienttest.NewRealUser(t, clienttest.RealClientsBin(t), nil)
-	f := &fixture{t: t, home: u.Home, log: t.TempDir(), real: u}
+	u.AddVSCode(fakeBin)
+	f := &fixture{t: t, home: u.Home, log: t.TempDir(), real: u, env: u.Env}
 	// Install runs the programs in this process's directory, and Claude
 	// Code keys its local scope by it: the user's home, as for Run.
 	t.Chdir(u.Home)
-	for _, kv := range u.Env {
-		if strings.HasPrefix(kv, "PATH=") {
-			kv += ":" + fakeBin
-		}
-		f.env = append(f.env, kv)
-	}
-	f.env = append(f.env, clienttest.LogEnv+"="+f.log)
 	return f
 }
 
@@ -100,17 +94,17 @@ func (f *fixture) install(client string, s *Server, force bool) ([]string, error
 }
 
 // invocations are the argv of every client program run through PATH so
-// far ("PROGRAM ARGS"): the real clients' (recorded), then the stand-in's.
+// far ("PROGRAM ARGS").
 func (f *fixture) invocations() []string {
 	f.t.Helper()
-	var out []string
 	if f.real != nil {
-		out = f.real.Invocations()
+		return f.real.Invocations()
 	}
 	invs, err := clienttest.Invocations(f.log)
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	var out []string
 	for _, inv := range invs {
 		out = append(out, inv.Program+" "+strings.Join(inv.Argv, " "))
 	}

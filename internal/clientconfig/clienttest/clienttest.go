@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
 )
@@ -27,6 +28,10 @@ func Build(dir string) error {
 	bin := filepath.Join(dir, "fakeclient")
 	build := exec.Command("go", "build", "-o", bin, "github.com/verbsurface/verbsurface/internal/clientconfig/fakeclient")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	// In this module, whatever the test's working directory.
+	if _, file, _, ok := runtime.Caller(0); ok {
+		build.Dir = filepath.Dir(file)
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building fakeclient: %v\n%s", err, out)
 	}

@@ -70,6 +70,8 @@ type RealUser struct {
 	// record is where the recorders on PATH log the clients' runs.
 	record string
 	wire   *tripwire
+	// codeLog is where VS Code's stand-in logs, once added.
+	codeLog string
 	// Env is the user's environment, for the clients and for the fronts'
 	// install commands.
 	Env []string

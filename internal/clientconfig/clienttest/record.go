@@ -36,16 +36,34 @@ func writeRecorders(dir, bin, log string) error {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// AddVSCode puts VS Code's stand-in (package fakeclient) on the user's
+// PATH after the real clients, logging what it ran for
+// [RealUser.Invocations]: the one [Build] put in dir, or, when dir is "",
+// one it builds.
+func (u *RealUser) AddVSCode(dir string) {
+	u.t.Helper()
+	if dir == "" {
+		dir = u.t.TempDir()
+		if err := Build(dir); err != nil {
+			u.t.Fatal(err)
+		}
+	}
+	u.codeLog = u.t.TempDir()
+	for i, kv := range u.Env {
+		if strings.HasPrefix(kv, "PATH=") {
+			u.Env[i] = kv + ":" + dir
+		}
+	}
+	u.Env = append(u.Env, LogEnv+"="+u.codeLog)
+}
+
 // Invocations are the runs of claude, codex and gemini that went through
 // the user's PATH (an install command's; not [RealUser.Run]'s), oldest
-// first, each as "PROGRAM ARG ARG...".
+// first, then those of VS Code's stand-in, each as "PROGRAM ARG ARG...".
 func (u *RealUser) Invocations() []string {
 	u.t.Helper()
 	b, err := os.ReadFile(u.record)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !os.IsNotExist(err) {
 		u.t.Fatal(err)
 	}
 	words := bytes.Split(b, []byte{0})
@@ -61,6 +79,16 @@ func (u *RealUser) Invocations() []string {
 		}
 		out = append(out, strings.Join(line, " "))
 		i += 2 + n
+	}
+	if u.codeLog == "" {
+		return out
+	}
+	invs, err := Invocations(u.codeLog)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	for _, inv := range invs {
+		out = append(out, inv.Program+" "+strings.Join(inv.Argv, " "))
 	}
 	return out
 }
