@@ -91,12 +91,14 @@ func requireOAuth(o *OAuth, realm string, next http.Handler) http.Handler {
 		if cw, ok := w.(*challengeWriter); ok {
 			w = cw.ResponseWriter
 		}
+		refuse(r, "")
 		keepOpen(w)
 		next.ServeHTTP(w, r)
 	})
 	check := auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{Scopes: o.Scopes, ClockSkew: o.Leeway})(passed)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		closeAfter(w) // undone by passed
+		refuse(r, RefusedToken) // undone by passed, as is this:
+		closeAfter(w)
 		presented := r.Header.Get("Authorization") != ""
 		check.ServeHTTP(&challengeWriter{ResponseWriter: w, base: base, scopes: o.Scopes, presented: presented}, r)
 	})

@@ -66,6 +66,7 @@ func (v *versionRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
+			refuse(r, RefusedBodyTooLarge)
 			closeAfter(w)
 			http.Error(w, fmt.Sprintf("%s: Request Entity Too Large: a body is at most %d bytes (--max-body-bytes)", v.name, mbe.Limit), http.StatusRequestEntityTooLarge)
 			return

@@ -49,6 +49,14 @@ func newClientEnv(t *testing.T) *clientEnv {
 	return e
 }
 
+// newUserEnv is a user with a home of their own and no client program
+// of theirs on PATH, for what needs none (Cursor, the doctor, metrics).
+func newUserEnv(t *testing.T) *clientEnv {
+	e := &clientEnv{env: newEnv(t), user: t.TempDir()}
+	e.extra = []string{"HOME=" + e.user}
+	return e
+}
+
 // limcp runs limcp --home HOME args... as the user, in their home,
 // returning stdout and the exit status.
 func (e *clientEnv) limcp(args ...string) (string, string, int) {
