@@ -171,7 +171,8 @@ func TestHTTPRefusedConnectionsAreClosed(t *testing.T) {
 	conns := make([]*attackConn, n)
 	for i := range conns {
 		c := dialAttack(t, srv.url)
-		if err := c.post(initializeBody); err != nil {
+		p := protocolPaths[i%len(protocolPaths)] // half on each path
+		if err := c.post(p.probe, p.lines()...); err != nil {
 			t.Fatal(err)
 		}
 		resp, _, err := c.response()
