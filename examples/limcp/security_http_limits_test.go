@@ -468,3 +468,55 @@ func TestHTTPBoundRefusals(t *testing.T) {
 		t.Errorf("a bound without --http: %s", bad.Error.Message)
 	}
 }
+
+// TestHTTPBodyCapOnBothPaths: a body over --max-body-bytes is refused
+// with 413, on a session and on protocol 2026-07-28, with
+// its length declared (refused unread, naming the flag) or not (chunked:
+// refused once the cap is passed, by the SDK's own 413).
+func TestHTTPBodyCapOnBothPaths(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const token = "body-cap-token-0123456789abcdefghijkl"
+	srv := e.startHTTPServer(token, "--max-body-bytes", "65536")
+	id, status, body := openSession(t, srv.url, token)
+	if status != 200 {
+		t.Fatalf("initialize: %d %s", status, body)
+	}
+	over := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request","arguments":{"help":"` + strings.Repeat("x", 70000) + `"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for _, p := range protocolPaths {
+		hdr := p.hdr(map[string]string{"Authorization": "Bearer " + token, "Mcp-Method": "", "Mcp-Session-Id": id})
+		if p.version == newerProtocol {
+			hdr["Mcp-Method"], hdr["Mcp-Name"], hdr["Mcp-Session-Id"] = "tools/call", "request", ""
+		}
+		for _, chunked := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/chunked=%v", p.name, chunked), func(t *testing.T) {
+				var rd io.Reader = strings.NewReader(over)
+				if chunked {
+					rd = io.MultiReader(rd) // no length: sent chunked
+				}
+				req, err := http.NewRequest("POST", srv.url, rd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Mcp-Protocol-Version", legacyProtocol)
+				for k, v := range hdr {
+					if v != "" {
+						req.Header.Set(k, v)
+					}
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusRequestEntityTooLarge || (!chunked && !strings.Contains(string(b), "--max-body-bytes")) {
+					t.Fatalf("HTTP %d %s; want 413 naming --max-body-bytes", resp.StatusCode, b)
+				}
+			})
+		}
+	}
+}
