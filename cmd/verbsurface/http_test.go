@@ -125,7 +125,13 @@ func startRefused(t *testing.T, env []string, args ...string) string {
 // rawInitialize posts an initialize with these headers.
 func rawInitialize(t *testing.T, url string, hdr map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	return rawPostJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`, hdr)
+}
+
+// rawPostJSON posts a JSON-RPC body with these headers.
+func rawPostJSON(t *testing.T, url, body string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range hdr {
@@ -154,21 +160,11 @@ func rawProbe(t *testing.T, url, version string, hdr map[string]string) (*http.R
 	if version < "2026-07-28" {
 		return rawInitialize(t, url, hdr)
 	}
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"`+version+`","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", version)
-	req.Header.Set("Mcp-Method", "tools/list")
+	all := map[string]string{"Mcp-Protocol-Version": version, "Mcp-Method": "tools/list"}
 	for k, v := range hdr {
-		req.Header.Set(k, v)
+		all[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return rawPostJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"`+version+`","io.modelcontextprotocol/clientCapabilities":{}}}}`, all)
 }
 
 // withBearer adds the token to every request of a streamable client.

@@ -495,25 +495,8 @@ func TestHTTPBodyCapOnBothPaths(t *testing.T) {
 				if chunked {
 					rd = io.MultiReader(rd) // no length: sent chunked
 				}
-				req, err := http.NewRequest("POST", srv.url, rd)
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Mcp-Protocol-Version", legacyProtocol)
-				for k, v := range hdr {
-					if v != "" {
-						req.Header.Set(k, v)
-					}
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusRequestEntityTooLarge || (!chunked && !strings.Contains(string(b), "--max-body-bytes")) {
+				resp, b := rawSend(t, "POST", srv.url, rd, hdr)
+				if resp.StatusCode != http.StatusRequestEntityTooLarge || (!chunked && !strings.Contains(b, "--max-body-bytes")) {
 					t.Fatalf("HTTP %d %s; want 413 naming --max-body-bytes", resp.StatusCode, b)
 				}
 			})

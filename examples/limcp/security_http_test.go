@@ -80,6 +80,13 @@ func rawPost(t testing.TB, method, url, body string, hdr map[string]string) (*ht
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
+	return rawSend(t, method, url, rd, hdr)
+}
+
+// rawSend is rawPost of a body read from rd (nil for none; a reader of
+// unknown length is sent chunked).
+func rawSend(t testing.TB, method, url string, rd io.Reader, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
