@@ -44,6 +44,7 @@ func (g *bodyGate) wrap(next http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > g.maxBody {
+			refuse(r, RefusedBodyTooLarge)
 			closeAfter(w)
 			http.Error(w, fmt.Sprintf("%s: Request Entity Too Large: the body is %d bytes, and this server takes at most %d in one request (--max-body-bytes); split the ops across requests",
 				g.name, r.ContentLength, g.maxBody), http.StatusRequestEntityTooLarge)

@@ -37,8 +37,9 @@ import (
 //     can fill the cap this far.
 type connLimiter struct {
 	net.Listener
-	max  int
-	name string // Options.Name, for the 503
+	max       int
+	name      string              // Options.Name, for the 503
+	onRefused func(reason string) // Options.OnRefused
 
 	mu        sync.Mutex
 	probation list.List // *trackedConn, oldest first
@@ -124,6 +125,9 @@ func (l *connLimiter) removeLocked(tc *trackedConn) {
 // The write goes to a fresh socket's empty send buffer, so it does not
 // wait on the client; the deadline bounds it regardless.
 func (l *connLimiter) refuse(c net.Conn) {
+	if l.onRefused != nil {
+		l.onRefused(RefusedConnections)
+	}
 	body := fmt.Sprintf("%s: Service Unavailable: %d connections are open, the most this server allows (--max-conns); close idle ones or retry shortly\n", l.name, l.max)
 	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)

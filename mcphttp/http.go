@@ -125,6 +125,10 @@ type Options struct {
 	// OAuth, when set, authenticates requests by OAuth 2.1 access tokens
 	// instead of Token (which is then ignored; a front refuses both).
 	OAuth *OAuth
+	// OnRefused, when set, is called once for every request refused, and
+	// every connection refused for MaxConns, with the reason (RefusedOrigin,
+	// RefusedToken, ...): a metrics counter's. It must not block.
+	OnRefused func(reason string)
 }
 
 func (o *Options) withDefaults() Options {
@@ -271,7 +275,8 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 		h = requireBearer(o.Token, o.Realm, h)
 	}
 	h = newOriginPolicy(o.AllowOrigins, o.Name).wrap(h)
-	notFound := func(w http.ResponseWriter, _ *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		refuse(r, RefusedPath)
 		closeAfter(w)
 		http.Error(w, fmt.Sprintf("%s: Not Found: the MCP endpoint is %s", o.Name, Path), http.StatusNotFound)
 	}
@@ -281,7 +286,7 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 		serveMetadata(mux, o.OAuth)
 	}
 	mux.HandleFunc("/", notFound)
-	return writeDeadlines(o.WriteTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return writeDeadlines(o.WriteTimeout, countRefusals(o.OnRefused, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// ServeMux answers an unclean spelling of a path ("//mcp",
 		// "/./mcp", "/x/../mcp") with a 307 to the clean one before any
 		// handler runs, so before the Origin and token checks, and keeps
@@ -292,7 +297,7 @@ func Handler(srv *mcp.Server, opts *Options) http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
-	}))
+	})))
 }
 
 // requireBearer is the SDK's auth.RequireBearerToken with a challenge: the
@@ -312,6 +317,7 @@ func requireBearer(token, realm string, next http.Handler) http.Handler {
 	}
 	passed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Del("WWW-Authenticate")
+		refuse(r, "")
 		keepOpen(w)
 		next.ServeHTTP(w, r)
 	})
@@ -322,7 +328,8 @@ func requireBearer(token, realm string, next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", challenge)
-		closeAfter(w) // undone by passed
+		refuse(r, RefusedToken) // undone by passed, as is this:
+		closeAfter(w)
 		check.ServeHTTP(w, r)
 	})
 }
@@ -363,6 +370,7 @@ func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, opts *Options)
 func newServer(ln net.Listener, srv *mcp.Server, opts *Options) (*http.Server, *connLimiter) {
 	o := opts.withDefaults()
 	lim := newConnLimiter(ln, o.MaxConns, o.Name)
+	lim.onRefused = o.OnRefused
 	return &http.Server{Handler: Handler(srv, &o), ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout,
 		ConnState: lim.connState, ConnContext: connContext}, lim
 }

@@ -171,7 +171,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // with 503 naming --max-conns.
 func TestConnCapMakesRoom(t *testing.T) {
 	const max = 8
-	addr, lim := limitServer(t, nil, &Options{Token: limitsToken, MaxConns: max, ReadHeaderTimeout: time.Minute, ReadTimeout: time.Minute, Name: "front"})
+	refusals := make(chan string, 64)
+	addr, lim := limitServer(t, nil, &Options{Token: limitsToken, MaxConns: max, ReadHeaderTimeout: time.Minute, ReadTimeout: time.Minute, Name: "front",
+		OnRefused: func(r string) {
+			select {
+			case refusals <- r:
+			default:
+			}
+		}})
 	auth := "Authorization: Bearer " + limitsToken
 
 	// 1. The attacker holds every connection, sending nothing.
@@ -223,6 +230,15 @@ func TestConnCapMakesRoom(t *testing.T) {
 	}
 	if p, a := lim.counts(); p != 0 || a != max {
 		t.Fatalf("counts %d, %d after the refusal; want 0 and %d", p, a, max)
+	}
+	// The one refusal, told before it was written; making room is none.
+	select {
+	case r := <-refusals:
+		if r != RefusedConnections || len(refusals) != 0 {
+			t.Fatalf("refusals heard: %q and %d more; want one %q", r, len(refusals), RefusedConnections)
+		}
+	default:
+		t.Fatal("the connection refused was not heard")
 	}
 	// Closing connections gives their places back.
 	for _, c := range append(busy, extra) {

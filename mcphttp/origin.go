@@ -52,6 +52,7 @@ func newOriginPolicy(allow []string, name string) originPolicy {
 func (p originPolicy) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := p.check(r); err != nil {
+			refuse(r, RefusedOrigin)
 			closeAfter(w)
 			http.Error(w, err.Error(), http.StatusForbidden)
 			return

@@ -90,6 +90,7 @@ func requireOAuth(o *OAuth, realm string, next http.Handler) http.Handler {
 		if cw, ok := w.(*challengeWriter); ok {
 			w = cw.ResponseWriter
 		}
+		refuse(r, "")
 		keepOpen(w)
 		next.ServeHTTP(w, r)
 	})
@@ -109,7 +110,8 @@ func requireOAuth(o *OAuth, realm string, next http.Handler) http.Handler {
 	}
 	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{Scopes: o.Scopes, ClockSkew: o.Leeway})(passed)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		closeAfter(w) // undone by passed
+		refuse(r, RefusedToken) // undone by passed, as is this:
+		closeAfter(w)
 		presented := r.Header.Get("Authorization") != ""
 		cw := &challengeWriter{ResponseWriter: w, base: base, scopes: o.Scopes, presented: presented}
 		check.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, cw)))

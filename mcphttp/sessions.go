@@ -53,6 +53,7 @@ func (g *sessionGate) wrap(next http.Handler) http.Handler {
 			// Idle sessions expire one timeout after their last request at
 			// the latest; a minute is a polite first retry.
 			w.Header().Set("Retry-After", strconv.Itoa(int(min(g.timeout, time.Minute).Seconds())))
+			refuse(r, RefusedSessions)
 			closeAfter(w)
 			http.Error(w, fmt.Sprintf("%s: Service Unavailable: %d MCP sessions are open, the most this server allows (--max-sessions); "+
 				"close one (HTTP DELETE with its Mcp-Session-Id) or wait for an idle one to expire (--session-timeout %s)",

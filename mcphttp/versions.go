@@ -41,7 +41,7 @@ const protocolVersionHeader = "Mcp-Protocol-Version"
 //
 // The router stands after the body gate, so the body it peeks at is one
 // already admitted within MaxBodyBytes and the decoding budget; it reads
-// it under the same cap, and hands the bytes on.
+// it under the same cap, and hands the bytes on (handedBody: held once).
 type versionRouter struct {
 	stateful, stateless http.Handler
 	maxBody             int64
@@ -66,6 +66,7 @@ func (v *versionRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
+			refuse(r, RefusedBodyTooLarge)
 			closeAfter(w)
 			http.Error(w, fmt.Sprintf("%s: Request Entity Too Large: a body is at most %d bytes (--max-body-bytes)", v.name, mbe.Limit), http.StatusRequestEntityTooLarge)
 			return
@@ -73,18 +74,45 @@ func (v *versionRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("%s: Bad Request: reading the body: %v", v.name, err), http.StatusBadRequest)
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if metaVersion(body) != "" {
+	newer := metaVersion(body) != ""
+	r.Body = &handedBody{b: body}
+	body = nil
+	if newer {
 		v.stateless.ServeHTTP(w, r)
 		return
 	}
 	v.stateful.ServeHTTP(w, r)
 }
 
+// handedBody is a body the router has read, handed on to the SDK, which
+// reads every body whole into a buffer of its own (io.ReadAll): once it
+// has, the router's copy is let go (b is the only reference left to it),
+// so while the request is decoded and served its body is held once, as on
+// every other path, not twice.
+type handedBody struct{ b []byte }
+
+func (h *handedBody) Read(p []byte) (int, error) {
+	if len(h.b) == 0 {
+		h.b = nil
+		return 0, io.EOF
+	}
+	n := copy(p, h.b)
+	h.b = h.b[n:]
+	return n, nil
+}
+
+func (h *handedBody) Close() error {
+	h.b = nil
+	return nil
+}
+
 // metaVersion is the protocol version in the _meta of a single JSON-RPC
 // request body, or "" (a batch, a body that does not parse, no _meta):
 // the handler the request then reaches judges it.
 func metaVersion(body []byte) string {
+	if !bytes.Contains(body, []byte(mcp.MetaKeyProtocolVersion)) {
+		return "" // most bodies: not decoded a second time to learn it
+	}
 	var msg struct {
 		Params struct {
 			Meta map[string]json.RawMessage `json:"_meta"`

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,15 @@ import (
 // examples/limcp/security_http_limits_test.go): before, connections that
 // had read a 401 stayed open, a token holder's initialize timed out behind
 // them, and concurrent large calls grew the server without bound.
+
+// newerList is a tools/list on protocol 2026-07-28, as such a client
+// sends it (with newerHeaders).
+const newerList = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+
+// newerHeaders are the header lines of a request on 2026-07-28.
+func newerHeaders(method string) []string {
+	return []string{"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: " + method}
+}
 
 const initJSON = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
@@ -57,7 +67,10 @@ func (c *rawConn) postParts(body []string, hdr ...string) error {
 	for _, p := range body {
 		n += len(p)
 	}
-	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-06-18\r\n"
+	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+	if !slices.ContainsFunc(hdr, func(h string) bool { return strings.HasPrefix(h, "Mcp-Protocol-Version:") }) {
+		req += "Mcp-Protocol-Version: 2025-06-18\r\n" // unless the caller names one
+	}
 	for _, h := range hdr {
 		req += h + "\r\n"
 	}
@@ -158,7 +171,11 @@ func TestHTTPRefusedConnectionsAreClosed(t *testing.T) {
 	conns := make([]*rawConn, 300)
 	for i := range conns {
 		c := dialRaw(t, srv.url)
-		if err := c.post(initJSON); err != nil {
+		body, hdr := initJSON, []string(nil)
+		if i%2 == 1 { // half on protocol 2026-07-28, without a session
+			body, hdr = newerList, newerHeaders("tools/list")
+		}
+		if err := c.post(body, hdr...); err != nil {
 			t.Fatal(err)
 		}
 		if resp, _, err := c.response(20 * time.Second); err != nil || resp.StatusCode != http.StatusUnauthorized {

@@ -125,7 +125,13 @@ func startRefused(t *testing.T, env []string, args ...string) string {
 // rawInitialize posts an initialize with these headers.
 func rawInitialize(t *testing.T, url string, hdr map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	return rawPostJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`, hdr)
+}
+
+// rawPostJSON posts a JSON-RPC body with these headers.
+func rawPostJSON(t *testing.T, url, body string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range hdr {
@@ -140,6 +146,27 @@ func rawInitialize(t *testing.T, url string, hdr map[string]string) (*http.Respo
 	return resp, string(b)
 }
 
+// protocolVersions are the two ways a request reaches the tool over
+// HTTP, which every guarantee of the HTTP face must hold on: a session of
+// a client on a version before 2026-07-28, and 2026-07-28, served
+// without one (each request names its version in the
+// MCP-Protocol-Version header and in its _meta).
+var protocolVersions = []string{"2025-06-18", "2026-07-28"}
+
+// rawProbe posts a client's first request on version with these headers:
+// initialize before 2026-07-28, tools/list on it.
+func rawProbe(t *testing.T, url, version string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	if version < "2026-07-28" {
+		return rawInitialize(t, url, hdr)
+	}
+	all := map[string]string{"Mcp-Protocol-Version": version, "Mcp-Method": "tools/list"}
+	for k, v := range hdr {
+		all[k] = v
+	}
+	return rawPostJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"`+version+`","io.modelcontextprotocol/clientCapabilities":{}}}}`, all)
+}
+
 // withBearer adds the token to every request of a streamable client.
 type withBearer string
 
@@ -152,10 +179,24 @@ func (b withBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // httpClient is a real go-sdk streamable client session with the server.
 func httpClient(t *testing.T, url, token string) *client {
 	t.Helper()
+	return httpClientAt(t, url, token, "")
+}
+
+// httpClientAt is httpClient pinned to a protocol version ("" for the
+// SDK's default).
+func httpClientAt(t *testing.T, url, token, version string) *client {
+	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withBearer(token)}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+	var opts *mcp.ClientSessionOptions
+	if version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "v0"}, nil).Connect(context.Background(), tr, opts)
 	if err != nil {
-		t.Fatalf("connecting to %s: %v", url, err)
+		t.Fatalf("connecting to %s on %q: %v", url, version, err)
+	}
+	if version != "" && cs.InitializeResult().ProtocolVersion != version {
+		t.Fatalf("connected on %s; want %s", cs.InitializeResult().ProtocolVersion, version)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return &client{t: t, cs: cs}
@@ -166,6 +207,12 @@ func httpClient(t *testing.T, url, token string) *client {
 // to a real go-sdk client holding it (catalog, help, a fingerprinted op);
 // the token never printed.
 func TestHTTPServeWithToken(t *testing.T) {
+	for _, version := range protocolVersions {
+		t.Run(version, func(t *testing.T) { serveWithToken(t, version) })
+	}
+}
+
+func serveWithToken(t *testing.T, version string) {
 	dir := copyFixture(t)
 	srv := serveHTTPBin(t, vsEnv(t, t.TempDir(), tokenEnv+"="+httpToken), "-c", filepath.Join(dir, "notes.yaml"), "--http", "127.0.0.1:0")
 
@@ -174,17 +221,17 @@ func TestHTTPServeWithToken(t *testing.T) {
 		"a wrong token":    {"Authorization": "Bearer " + strings.Repeat("x", len(httpToken))},
 		"another scheme":   {"Authorization": "Basic " + httpToken},
 	} {
-		resp, body := rawInitialize(t, srv.url, hdr)
+		resp, body := rawProbe(t, srv.url, version, hdr)
 		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s: HTTP %d, WWW-Authenticate %q, %s; want 401 with a Bearer challenge", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
 	}
-	resp, body := rawInitialize(t, srv.url, map[string]string{"Authorization": "Bearer " + httpToken, "Origin": "https://evil.example"})
+	resp, body := rawProbe(t, srv.url, version, map[string]string{"Authorization": "Bearer " + httpToken, "Origin": "https://evil.example"})
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "verbsurface serve: Forbidden") || !strings.Contains(body, "--allow-origin") {
 		t.Errorf("a foreign Origin with the token: HTTP %d %s; want 403 naming --allow-origin", resp.StatusCode, body)
 	}
 
-	c := httpClient(t, srv.url, httpToken)
+	c := httpClientAt(t, srv.url, httpToken, version)
 	cat := c.call(`{"help":true}`)["help"].(map[string]any)
 	if verbs := fmt.Sprint(cat["verbs"]); !strings.Contains(verbs, "note.add") || !strings.Contains(verbs, "note.list") {
 		t.Fatalf("catalog over HTTP: %v", cat)
@@ -229,12 +276,14 @@ func TestHTTPGeneratedToken(t *testing.T) {
 	if want := `export VERBSURFACE_TOKEN="$(cat ` + path + `)"` + "\n  verbsurface install claude -c " + config + " --http " + srv.url; !strings.Contains(log, want) || !strings.Contains(log, "generated into "+path) {
 		t.Fatalf("want %q in:\n%s", want, log)
 	}
-	if resp, _ := rawInitialize(t, srv.url, nil); resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("without the generated token: HTTP %d", resp.StatusCode)
-	}
-	c := httpClient(t, srv.url, token)
-	if r := c.op(`{"op":"note.list"}`); r["ok"] != true {
-		t.Fatalf("note.list with the generated token: %v", r)
+	for _, version := range protocolVersions {
+		if resp, _ := rawProbe(t, srv.url, version, nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("%s, without the generated token: HTTP %d", version, resp.StatusCode)
+		}
+		c := httpClientAt(t, srv.url, token, version)
+		if r := c.op(`{"op":"note.list"}`); r["ok"] != true {
+			t.Fatalf("%s, note.list with the generated token: %v", version, r)
+		}
 	}
 
 	again := serveHTTPBin(t, vsEnv(t, state), "-c", config, "--http", "127.0.0.1:0")
@@ -345,8 +394,22 @@ func TestHTTPMaxSessions(t *testing.T) {
 
 // Over HTTP all token holders share one spawn rate, as limcp mcp's do:
 // with one run a minute allowed, a second session cannot start a run once
-// the first has, so opening sessions does not multiply the rate.
+// the first has, so opening sessions does not multiply the rate; nor does
+// changing protocol path: a client on 2026-07-28 (no session) and one
+// with a session, at the same time, share the bucket whichever goes
+// first.
 func TestHTTPSpawnRateShared(t *testing.T) {
+	for _, c := range []struct{ first, second string }{
+		{protocolVersions[0], protocolVersions[0]},
+		{protocolVersions[0], protocolVersions[1]},
+		{protocolVersions[1], protocolVersions[0]},
+		{protocolVersions[1], protocolVersions[1]},
+	} {
+		t.Run(c.first+" then "+c.second, func(t *testing.T) { spawnRateShared(t, c.first, c.second) })
+	}
+}
+
+func spawnRateShared(t *testing.T, first, second string) {
 	dir := copyFixture(t)
 	config := filepath.Join(dir, "notes.yaml")
 	b, err := os.ReadFile(config)
@@ -364,7 +427,7 @@ func TestHTTPSpawnRateShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := serveHTTPBin(t, vsEnv(t, t.TempDir(), tokenEnv+"="+httpToken), "-c", config, "--http", "127.0.0.1:0")
-	a, b2 := httpClient(t, srv.url, httpToken), httpClient(t, srv.url, httpToken)
+	a, b2 := httpClientAt(t, srv.url, httpToken, first), httpClientAt(t, srv.url, httpToken, second)
 	_, fp := a.help("note.add")
 	add := `{"op":"note.add","args":{"text":"t"},"fingerprint":"` + fp + `"}`
 	if r := a.op(add); r["ok"] != true {

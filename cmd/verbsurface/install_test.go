@@ -16,28 +16,38 @@ import (
 	"github.com/verbsurface/verbsurface/internal/clientconfig/clienttest"
 )
 
-// installEnv is a user with the stand-ins for the clients' programs
-// (internal/clientconfig/fakeclient) first on PATH and a home of their own.
+// installEnv is a user with the real Claude Code, Codex CLI and Gemini
+// CLI (clienttest.RealUser: a home of their own, recorders on PATH, no
+// network; the test skips without them, or fails under .ci/run), a
+// stand-in only for VS Code's code (internal/clientconfig/fakeclient),
+// which cannot be installed here, after them on PATH, and working in
+// their home.
 type installEnv struct {
-	t              *testing.T
-	bin, user, log string
-	env            []string
+	t    *testing.T
+	user string
+	real *clienttest.RealUser
+	env  []string
 }
 
 func newInstallEnv(t *testing.T) *installEnv {
-	e := &installEnv{t: t, bin: t.TempDir(), user: t.TempDir(), log: t.TempDir()}
-	if err := clienttest.Build(e.bin); err != nil {
-		t.Fatal(err)
-	}
-	e.env = append(os.Environ(), "HOME="+e.user, "PATH="+e.bin+":"+os.Getenv("PATH"), clienttest.LogEnv+"="+e.log,
-		"NOTES_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	bin := clienttest.RealClientsBin(t)
+	e := &installEnv{t: t, real: clienttest.NewRealUser(t, bin, vsEnv(t, t.TempDir()))}
+	e.real.AddVSCode("")
+	e.user, e.env = e.real.Home, e.real.Env
 	return e
 }
 
+// run runs prog args... as the user, in their home; a real client's
+// program (by name) from the clients' directory.
 func (e *installEnv) run(prog string, args ...string) (string, int) {
 	e.t.Helper()
+	if !filepath.IsAbs(prog) {
+		out, errOut, code := e.real.Run(e.env, append([]string{prog}, args...)...)
+		return out + errOut, code
+	}
 	cmd := exec.Command(prog, args...)
 	cmd.Env = e.env
+	cmd.Dir = e.user
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -58,7 +68,11 @@ func TestInstallConnectsAClient(t *testing.T) {
 	for _, name := range []string{"claude", "codex", "gemini", "cursor", "vscode"} {
 		t.Run(name, func(t *testing.T) {
 			e := newInstallEnv(t)
-			out, code := e.run(vsBin, "install", name, "-c", config)
+			install := []string{"install", name, "-c", config}
+			if name == "gemini" { // Gemini CLI runs no server in a folder it does not trust
+				install = append(install, "--trust-folder", e.user)
+			}
+			out, code := e.run(vsBin, install...)
 			if code != 0 || !strings.Contains(out, "check it with") {
 				t.Fatalf("verbsurface install %s: exit %d\n%s", name, code, out)
 			}
@@ -66,19 +80,19 @@ func TestInstallConnectsAClient(t *testing.T) {
 			var args []string
 			switch name {
 			case "claude":
-				list, _ := e.run(filepath.Join(e.bin, "claude"), "mcp", "list")
+				list, _ := e.run("claude", "mcp", "list")
 				if want := "notes: " + vsBin + " serve -c " + config + " - ✔ Connected"; !strings.Contains(list, want) {
 					t.Fatalf("claude mcp list:\n%s\nwant %q", list, want)
 				}
 				return
 			case "gemini":
-				list, _ := e.run(filepath.Join(e.bin, "gemini"), "mcp", "list")
+				list, _ := e.run("gemini", "mcp", "list")
 				if want := "✓ notes: " + vsBin + " serve -c " + config + " (stdio) - Connected"; !strings.Contains(list, want) {
 					t.Fatalf("gemini mcp list:\n%s\nwant %q", list, want)
 				}
 				return
 			case "codex":
-				got, _ := e.run(filepath.Join(e.bin, "codex"), "mcp", "get", "notes", "--json")
+				got, _, _ := e.real.Run(e.env, "codex", "mcp", "get", "notes", "--json") // JSON on stdout
 				var v struct {
 					Transport struct {
 						Command string   `json:"command"`
@@ -148,11 +162,11 @@ func TestInstallHTTPAndClash(t *testing.T) {
 		t.Fatalf("install --http: exit %d\n%s", code, out)
 	}
 	e.env = append(e.env, tokenEnv+"="+httpToken)
-	if list, _ := e.run(filepath.Join(e.bin, "claude"), "mcp", "list"); !strings.Contains(list, "notes: "+srv.url+" (HTTP) - ✔ Connected") {
+	if list, _ := e.run("claude", "mcp", "list"); !strings.Contains(list, "notes: "+srv.url+" (HTTP) - ✔ Connected") {
 		t.Fatalf("claude mcp list with the token:\n%s", list)
 	}
 	e.env = append(e.env, tokenEnv+"=")
-	if list, _ := e.run(filepath.Join(e.bin, "claude"), "mcp", "list"); !strings.Contains(list, "✗ Failed to connect") {
+	if list, _ := e.run("claude", "mcp", "list"); !strings.Contains(list, "notes: "+srv.url+" (HTTP) - ✘ Failed to connect") {
 		t.Fatalf("claude mcp list without the token:\n%s", list)
 	}
 	if b, _ := os.ReadFile(filepath.Join(e.user, ".claude.json")); strings.Contains(string(b), httpToken) {
@@ -163,11 +177,11 @@ func TestInstallHTTPAndClash(t *testing.T) {
 	if code == 0 || !strings.Contains(out, `named "notes"`) || !strings.Contains(out, "--force") {
 		t.Fatalf("a second install: exit %d\n%s", code, out)
 	}
-	before, _ := clienttest.Invocations(e.log)
+	before := e.real.Invocations()
 	if out, code := e.run(vsBin, "install", "gemini", "-c", config, "--print"); code != 0 || !strings.Contains(out, "gemini mcp add --scope user notes "+vsBin+" -- serve -c "+config) {
 		t.Fatalf("--print: exit %d\n%s", code, out)
 	}
-	if after, _ := clienttest.Invocations(e.log); len(after) != len(before) {
+	if after := e.real.Invocations(); len(after) != len(before) {
 		t.Fatalf("--print ran %v", after[len(before):])
 	}
 }

@@ -153,6 +153,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if metricsAddr != "" {
 				m := metrics.New()
 				f.opHooks = append(f.opHooks, m.OnOp)
+				if hopts != nil {
+					hopts.OnRefused = m.OnRefused
+				}
 				m.Observe(server)
 				addr, _, err := m.Serve(c.Context(), metricsAddr)
 				if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 // TestMetricsScrapedByPrometheus: `serve --http --metrics ADDR` serves
 // Prometheus's text format on its own loopback address, and a real
 // Prometheus scraping it has the ops by verb and outcome, the op latency
-// histogram, the MCP requests by method, and the spawns.
+// histogram, the MCP requests by method, the spawns, and the refusals
+// of the HTTP face by reason.
 func TestMetricsScrapedByPrometheus(t *testing.T) {
 	config := filepath.Join(copyFixture(t), "notes.yaml")
 	srv := serveHTTPBin(t, vsEnv(t, t.TempDir(), tokenEnv+"="+httpToken), "-c", config, "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
@@ -36,7 +38,13 @@ func TestMetricsScrapedByPrometheus(t *testing.T) {
 	_, fp := c.help("note.add")
 	c.call(`{"ops":[{"op":"note.add","args":{"text":"one"},"fingerprint":"` + fp + `"},{"op":"note.add","args":{"text":"two"},"fingerprint":"sf1-0000000000000000"},{"op":"no.such"}]}`)
 
+	resp, err := http.Post(srv.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 	for q, want := range map[string]string{
+		`verbsurface_http_refused_total{reason="token"}`:                     "1", // the request without the token
 		`verbsurface_ops_total{verb="note.add",outcome="ok"}`:                "1",
 		`verbsurface_ops_total{verb="note.add",outcome="stale_fingerprint"}`: "1",
 		`verbsurface_ops_total{class="unresolved",outcome="unknown_verb"}`:   "1",

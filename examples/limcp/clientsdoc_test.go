@@ -40,9 +40,8 @@ func docSections(t *testing.T, path, lang string) map[string][]string {
 }
 
 // TestClientsDocLinesRun: the manual lines docs/clients.md gives for each
-// client with a command-line program, run as written against the
-// stand-ins for those programs (which parse them as the real ones do),
-// leave a stdio server that connects and an HTTP server whose header
+// client with a command-line program, run as written against the real
+// Claude Code, Codex CLI and Gemini CLI (and VS Code's stand-in), leave a stdio server that connects and an HTTP server whose header
 // holds the variable, not its value (the quoting is right); the Cursor
 // snippet is the JSON install writes.
 func TestClientsDocLinesRun(t *testing.T) {
@@ -62,10 +61,12 @@ func TestClientsDocLinesRun(t *testing.T) {
 			}
 		}},
 		{"Codex CLI", func(e *clientEnv, out string) {
-			if !strings.Contains(out, "command: "+limcpBin) || !strings.Contains(out, "env: LIMCP_HOME="+filepath.Join(e.user, ".local", "state", "limcp")) {
+			// codex mcp get masks the variables' values (LIMCP_HOME=*****).
+			if !strings.Contains(out, "command: "+limcpBin) || !strings.Contains(out, "env: LIMCP_HOME=") {
 				t.Errorf("codex mcp get says:\n%s", out)
 			}
-			if cfg, _ := os.ReadFile(filepath.Join(e.user, ".codex", "config.toml")); !strings.Contains(string(cfg), `bearer_token_env_var = "LIMCP_MCP_TOKEN"`) {
+			if cfg, _ := os.ReadFile(filepath.Join(e.user, ".codex", "config.toml")); !strings.Contains(string(cfg), `bearer_token_env_var = "LIMCP_MCP_TOKEN"`) ||
+				!strings.Contains(string(cfg), `LIMCP_HOME = "`+filepath.Join(e.user, ".local", "state", "limcp")+`"`) {
 				t.Errorf("config.toml:\n%s", cfg)
 			}
 		}},
@@ -95,9 +96,24 @@ func TestClientsDocLinesRun(t *testing.T) {
 				t.Fatalf("%s has %d sh blocks in section %q; want 1", doc, len(blocks[tt.section]), tt.section)
 			}
 			e := newClientEnv(t)
+			if tt.section == "Gemini CLI" {
+				// The folder trusted as the section says to, by the file.
+				trusted := filepath.Join(e.user, ".gemini", "trustedFolders.json")
+				if err := os.MkdirAll(filepath.Dir(trusted), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				b, _ := json.Marshal(map[string]string{e.user: "TRUST_FOLDER"})
+				if err := os.WriteFile(trusted, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			cmd := exec.Command("bash", "-euo", "pipefail", "-c", blocks[tt.section][0])
 			cmd.Env = append(e.environ(), e.extra...)
-			cmd.Env = append(cmd.Env, "PATH="+e.bin+":"+filepath.Dir(limcpBin)+":"+os.Getenv("PATH"))
+			for _, kv := range e.extra { // the clients' PATH, then limcp's
+				if strings.HasPrefix(kv, "PATH=") {
+					cmd.Env = append(cmd.Env, kv+":"+filepath.Dir(limcpBin))
+				}
+			}
 			cmd.Dir = e.user
 			out, err := cmd.CombinedOutput()
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 // running HTTP server it reaches it with the token from $LIMCP_MCP_TOKEN,
 // and says why not (exit 1) when the token is wrong or not set.
 func TestMCPDoctor(t *testing.T) {
-	e := newClientEnv(t)
+	e := newUserEnv(t)
 	const sees = `a client will see the one tool "request"`
 	if out, stderr, code := e.limcp("mcp", "doctor"); code != 0 || !strings.Contains(out, sees) || !strings.Contains(out, "started "+limcpBin+" mcp") {
 		t.Fatalf("limcp mcp doctor: exit %d\n%s%s", code, out, stderr)
@@ -43,7 +43,7 @@ func TestMCPDoctor(t *testing.T) {
 // TestMCPInstallChecks: install ends with the doctor's check, on the
 // server it just configured.
 func TestMCPInstallChecks(t *testing.T) {
-	e := newClientEnv(t)
+	e := newUserEnv(t)
 	out, stderr, code := e.limcp("mcp", "install", "cursor")
 	if code != 0 || !strings.Contains(out, `check: started `+limcpBin+` mcp as the client will`) || !strings.Contains(out, `a client will see the one tool "request"`) {
 		t.Fatalf("limcp mcp install cursor: exit %d\n%s%s", code, out, stderr)
@@ -56,7 +56,7 @@ func TestMCPInstallChecks(t *testing.T) {
 // a link with a regular file, cutting it from the repository; now it
 // writes through the link, creating the target, and the link stays.
 func TestMCPInstallWritesThroughADanglingLink(t *testing.T) {
-	e := newClientEnv(t)
+	e := newUserEnv(t)
 	dots := filepath.Join(e.user, "dotfiles")
 	for _, d := range []string{dots, filepath.Join(e.user, ".cursor")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {

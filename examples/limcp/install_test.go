@@ -13,43 +13,56 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/verbsurface/verbsurface/internal/clientconfig/clienttest"
 )
 
-// The install tests run `limcp mcp install CLIENT` against stand-ins for
-// the clients' programs (internal/clientconfig/fakeclient, linked as
-// claude, codex, gemini and code first on PATH) in a fresh home, then show
-// the server connected: through the client's own list where it has one
-// that connects (Claude Code, Gemini CLI: the stand-in starts or reaches
-// the server as configured and speaks MCP to it), and otherwise by
-// starting or reaching exactly what the client stored with a go-sdk
-// client.
+// The install tests run `limcp mcp install CLIENT` against the real Claude
+// Code, Codex CLI and Gemini CLI that .ci/run installs from npm
+// (clienttest.RealUser: a home of their own, recorders on PATH, no
+// network), and against a stand-in only for VS Code's code
+// (internal/clientconfig/fakeclient), which cannot be installed here;
+// Cursor has no program. They then show the server connected: through the
+// client's own list where it has one that connects (Claude Code, Gemini
+// CLI), and by starting or reaching exactly what the client stored with a
+// go-sdk client.
 
-// clientEnv is a user with the stand-ins on PATH and a home of their own.
+// clientEnv is a user with the clients' programs on PATH and a home of
+// their own.
 type clientEnv struct {
 	*env
 	user  string // the user's home (HOME), where the clients keep their files
-	bin   string // the stand-ins
-	log   string
+	real  *clienttest.RealUser
 	extra []string
 }
 
+// newClientEnv is a user with the real clients (the test skips without
+// them, or fails under .ci/run) and VS Code's stand-in after them on
+// PATH, working in their home.
 func newClientEnv(t *testing.T) *clientEnv {
-	bin := t.TempDir()
-	if err := clienttest.Build(bin); err != nil {
-		t.Fatal(err)
-	}
-	e := &clientEnv{env: newEnv(t), user: t.TempDir(), bin: bin, log: t.TempDir()}
-	e.extra = []string{"HOME=" + e.user, "PATH=" + bin + ":" + os.Getenv("PATH"), clienttest.LogEnv + "=" + e.log}
+	bin := clienttest.RealClientsBin(t)
+	e := &clientEnv{env: newEnv(t)}
+	e.real = clienttest.NewRealUser(t, bin, e.environ())
+	e.real.AddVSCode("")
+	e.user, e.extra = e.real.Home, e.real.Env
 	return e
 }
 
-// limcp runs limcp --home HOME args... as the user, returning stdout and
-// the exit status.
+// newUserEnv is a user with a home of their own and no client program
+// of theirs on PATH, for what needs none (Cursor, the doctor, metrics).
+func newUserEnv(t *testing.T) *clientEnv {
+	e := &clientEnv{env: newEnv(t), user: t.TempDir()}
+	e.extra = []string{"HOME=" + e.user}
+	return e
+}
+
+// limcp runs limcp --home HOME args... as the user, in their home,
+// returning stdout and the exit status.
 func (e *clientEnv) limcp(args ...string) (string, string, int) {
 	e.t.Helper()
 	cmd := execLimcp(e.env, e.extra, append([]string{"--home", e.home}, args...)...)
+	cmd.Dir = e.user
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -62,16 +75,41 @@ func (e *clientEnv) limcp(args ...string) (string, string, int) {
 	return string(out), stderr.String(), code
 }
 
-// client runs a stand-in client program as the user, with more variables.
-func (e *clientEnv) client(more []string, argv ...string) string {
+// client runs a real client's program as the user, with more variables,
+// and returns its output (stdout then stderr) and exit status.
+func (e *clientEnv) client(more []string, argv ...string) (string, int) {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(e.bin, argv[0]), argv[1:]...)
-	cmd.Env = append(append(e.environ(), e.extra...), more...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		e.t.Fatalf("%v: %v\n%s", argv, err, out)
+	out, errOut, code := e.real.Run(more, argv...)
+	return out + errOut, code
+}
+
+// clientOK is client, wanting it to succeed.
+func (e *clientEnv) clientOK(more []string, argv ...string) string {
+	e.t.Helper()
+	out, code := e.client(more, argv...)
+	if code != 0 {
+		e.t.Fatalf("%v: exit %d\n%s", argv, code, out)
 	}
-	return string(out)
+	return out
+}
+
+// codexGet is what `codex mcp get NAME --json` prints on stdout.
+func (e *clientEnv) codexGet(name string) string {
+	e.t.Helper()
+	out, errOut, code := e.real.Run(nil, "codex", "mcp", "get", name, "--json")
+	if code != 0 {
+		e.t.Fatalf("codex mcp get %s --json: exit %d\n%s%s", name, code, out, errOut)
+	}
+	return out
+}
+
+// trust is what install needs for the client to run the server in the
+// user's home: Gemini CLI runs none in a folder it does not trust.
+func trust(e *clientEnv, client string) []string {
+	if client == "gemini" {
+		return []string{"--trust-folder", e.user}
+	}
+	return nil
 }
 
 // headerClient sends headers with every request, as a client configured
@@ -175,17 +213,21 @@ func TestMCPInstallConnectsEachClient(t *testing.T) {
 		t.Run(client, func(t *testing.T) {
 			e := newClientEnv(t)
 			run := e.submit("agent", "echo", "hello")
-			out, stderr, code := e.limcp("mcp", "install", client)
+			out, stderr, code := e.limcp(append([]string{"mcp", "install", client}, trust(e, client)...)...)
 			if code != 0 {
 				t.Fatalf("limcp mcp install %s: exit %d\n%s%s", client, code, out, stderr)
 			}
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) != 3 || !strings.Contains(lines[1], "check it with") || !strings.Contains(lines[2], `a client will see the one tool "request"`) {
+			want := 3 // Gemini CLI: and one for the folder it trusts
+			if client == "gemini" {
+				want = 4
+			}
+			if len(lines) != want || !strings.Contains(lines[want-2], "check it with") || !strings.Contains(lines[want-1], `a client will see the one tool "request"`) {
 				t.Errorf("output %q; want one line for the step, one naming the client's check, one with install's own", lines)
 			}
 			switch client {
 			case "claude":
-				list := e.client(nil, "claude", "mcp", "list")
+				list := e.clientOK(nil, "claude", "mcp", "list")
 				if want := "limcp: " + limcpBin + " mcp - ✔ Connected"; !strings.Contains(list, want) {
 					t.Fatalf("claude mcp list:\n%s\nwant %q", list, want)
 				}
@@ -195,7 +237,7 @@ func TestMCPInstallConnectsEachClient(t *testing.T) {
 				}
 				seesTheRun(t, e.connect(entry["command"].(string), strList(entry["args"]), strDict(entry["env"]), "", nil), run.ID)
 			case "gemini":
-				list := e.client(nil, "gemini", "mcp", "list")
+				list := e.clientOK(nil, "gemini", "mcp", "list")
 				if want := "✓ limcp: " + limcpBin + " mcp (stdio) - Connected"; !strings.Contains(list, want) {
 					t.Fatalf("gemini mcp list:\n%s\nwant %q", list, want)
 				}
@@ -209,7 +251,7 @@ func TestMCPInstallConnectsEachClient(t *testing.T) {
 						Env     map[string]string `json:"env"`
 					} `json:"transport"`
 				}
-				if err := json.Unmarshal([]byte(e.client(nil, "codex", "mcp", "get", "limcp", "--json")), &got); err != nil {
+				if err := json.Unmarshal([]byte(e.codexGet("limcp")), &got); err != nil {
 					t.Fatal(err)
 				}
 				tr := got.Transport
@@ -236,7 +278,7 @@ func TestMCPInstallHTTP(t *testing.T) {
 		t.Run(client, func(t *testing.T) {
 			e := newClientEnv(t)
 			srv := e.startHTTPServer(token)
-			out, stderr, code := e.limcp("mcp", "install", client, "--http", srv.url)
+			out, stderr, code := e.limcp(append([]string{"mcp", "install", client, "--http", srv.url}, trust(e, client)...)...)
 			if code != 0 {
 				t.Fatalf("limcp mcp install %s --http: exit %d\n%s%s", client, code, out, stderr)
 			}
@@ -246,17 +288,17 @@ func TestMCPInstallHTTP(t *testing.T) {
 			withToken := []string{"LIMCP_MCP_TOKEN=" + token}
 			switch client {
 			case "claude":
-				if list := e.client(withToken, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✔ Connected") {
+				if list := e.clientOK(withToken, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✔ Connected") {
 					t.Fatalf("claude mcp list with the token:\n%s", list)
 				}
-				if list := e.client(nil, "claude", "mcp", "list"); !strings.Contains(list, "✗ Failed to connect") {
+				if list, _ := e.client(nil, "claude", "mcp", "list"); !strings.Contains(list, "limcp: "+srv.url+" (HTTP) - ✘ Failed to connect") {
 					t.Fatalf("claude mcp list without the token:\n%s", list)
 				}
 			case "gemini":
-				if list := e.client(withToken, "gemini", "mcp", "list"); !strings.Contains(list, "✓ limcp: "+srv.url+" (http) - Connected") {
+				if list := e.clientOK(withToken, "gemini", "mcp", "list"); !strings.Contains(list, "✓ limcp: "+srv.url+" (http) - Connected") {
 					t.Fatalf("gemini mcp list with the token:\n%s", list)
 				}
-				if list := e.client(nil, "gemini", "mcp", "list"); !strings.Contains(list, "Disconnected") {
+				if list, _ := e.client(nil, "gemini", "mcp", "list"); !strings.Contains(list, "Disconnected") {
 					t.Fatalf("gemini mcp list without the token:\n%s", list)
 				}
 			case "codex":
@@ -266,7 +308,7 @@ func TestMCPInstallHTTP(t *testing.T) {
 						BearerTokenEnvVar string `json:"bearer_token_env_var"`
 					} `json:"transport"`
 				}
-				if err := json.Unmarshal([]byte(e.client(nil, "codex", "mcp", "get", "limcp", "--json")), &got); err != nil {
+				if err := json.Unmarshal([]byte(e.codexGet("limcp")), &got); err != nil {
 					t.Fatal(err)
 				}
 				if got.Transport.URL != srv.url || got.Transport.BearerTokenEnvVar != "LIMCP_MCP_TOKEN" {
@@ -323,15 +365,17 @@ func TestMCPInstallClash(t *testing.T) {
 	if _, stderr, code := e.limcp("mcp", "install", "claude"); code != 0 {
 		t.Fatalf("first install: %s", stderr)
 	}
-	before, _ := os.ReadFile(filepath.Join(e.user, ".claude.json"))
+	// What Claude Code keeps of its servers: every run also rewrites its
+	// own bookkeeping in the file.
+	before := readJSONFile(t, filepath.Join(e.user, ".claude.json"), "mcpServers")
 	out, _, code := e.limcp("--json", "mcp", "install", "claude", "--read-only")
 	var r result
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code == 0 || r.OK || r.Error.Code != "already_exists" ||
 		!strings.Contains(r.Error.Message, "--force") || !strings.Contains(r.Error.Message, "--name") {
 		t.Fatalf("second install: exit %d: %s", code, out)
 	}
-	if after, _ := os.ReadFile(filepath.Join(e.user, ".claude.json")); string(after) != string(before) {
-		t.Errorf("a refused install changed ~/.claude.json")
+	if d := cmp.Diff(before, readJSONFile(t, filepath.Join(e.user, ".claude.json"), "mcpServers")); d != "" {
+		t.Errorf("a refused install changed the servers of ~/.claude.json (-before +after):\n%s", d)
 	}
 	if _, stderr, code := e.limcp("mcp", "install", "claude", "--name", "limcp-ro", "--read-only"); code != 0 {
 		t.Fatalf("--name: %s", stderr)
@@ -355,7 +399,7 @@ func TestMCPInstallPrint(t *testing.T) {
 			t.Errorf("%s --print: exit %d\n%s%s", client, code, out, stderr)
 		}
 	}
-	if invs, _ := clienttest.Invocations(e.log); len(invs) != 0 {
+	if invs := e.real.Invocations(); len(invs) != 0 {
 		t.Errorf("--print ran %+v", invs)
 	}
 	if files := filesHolding(t, e.user, ""); len(files) != 0 {

@@ -254,11 +254,26 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // dialHTTP opens a streamable HTTP session with the server at url.
 func (e *env) dialHTTP(url, token string) *mcpClient {
 	e.t.Helper()
+	return e.dialHTTPAt(url, token, "")
+}
+
+// dialHTTPAt is dialHTTP with the client pinned to a protocol version
+// ("" for the SDK's default): on 2026-07-28 it opens no session, and
+// every request names the version.
+func (e *env) dialHTTPAt(url, token, version string) *mcpClient {
+	e.t.Helper()
 	hc := &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}}
+	var opts *mcp.ClientSessionOptions
+	if version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, opts)
 	if err != nil {
-		e.t.Fatalf("connecting to %s: %v", url, err)
+		e.t.Fatalf("connecting to %s on %q: %v", url, version, err)
+	}
+	if version != "" && cs.InitializeResult().ProtocolVersion != version {
+		e.t.Fatalf("connected to %s on %s; want %s", url, cs.InitializeResult().ProtocolVersion, version)
 	}
 	e.t.Cleanup(func() { cs.Close() })
 	return &mcpClient{t: e.t, cs: cs, home: e.home}

@@ -290,7 +290,8 @@ func TestPolicyForgedStateE2E(t *testing.T) {
 }
 
 // TestPolicyLimitsConcurrentSessions: a policy file's runs_per_minute and
-// live_runs hold across 8 sessions of one HTTP server submitting at once:
+// live_runs hold across 8 clients of one HTTP server submitting at once,
+// four with a session and four on protocol 2026-07-28 without one:
 // exactly the limit's worth of runs start, the rest are refused and start
 // nothing.
 func TestPolicyLimitsConcurrentSessions(t *testing.T) {
@@ -307,8 +308,8 @@ func TestPolicyLimitsConcurrentSessions(t *testing.T) {
 			pol := e.writeFile("policy.yaml", "version: 1\nlimits: "+tc.limits+"\nrules:\n  - verbs: [\"*\"]\n    decision: allow\n")
 			url := e.startHTTP(token, "--policy", pol, "--no-notify")
 			clients := make([]*mcpClient, 8)
-			for i := range clients {
-				clients[i] = e.dialHTTP(url, token)
+			for i := range clients { // half with a session, half on 2026-07-28 without one
+				clients[i] = e.dialHTTPAt(url, token, protocolPaths[i%len(protocolPaths)].version)
 			}
 			fp := clients[0].help("agent.submit").SchemaFingerprint
 			results := make([]*mcpOp, len(clients))

@@ -96,10 +96,14 @@ func (c *attackConn) postParts(body []string, hdr ...string) error {
 	for _, p := range body {
 		n += len(p)
 	}
-	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
-		"Mcp-Protocol-Version: " + legacyProtocol + "\r\n"
+	req := "POST /mcp HTTP/1.1\r\nHost: " + c.RemoteAddr().String() + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+	newer := false // a request on 2026-07-28 names its method, and its version or none
 	for _, h := range hdr {
 		req += h + "\r\n"
+		newer = newer || strings.HasPrefix(h, "Mcp-Method:")
+	}
+	if !newer {
+		req += "Mcp-Protocol-Version: " + legacyProtocol + "\r\n"
 	}
 	req += fmt.Sprintf("Content-Length: %d\r\n\r\n", n)
 	for _, p := range append([]string{req}, body...) {
@@ -167,7 +171,8 @@ func TestHTTPRefusedConnectionsAreClosed(t *testing.T) {
 	conns := make([]*attackConn, n)
 	for i := range conns {
 		c := dialAttack(t, srv.url)
-		if err := c.post(initializeBody); err != nil {
+		p := protocolPaths[i%len(protocolPaths)] // half on each path
+		if err := c.post(p.probe, p.lines()...); err != nil {
 			t.Fatal(err)
 		}
 		resp, _, err := c.response()
@@ -318,28 +323,51 @@ func TestHTTPConnectionTimeouts(t *testing.T) {
 }
 
 // TestHTTPMemoryBoundedUnderConcurrentBodies: 64 concurrent tools/call of
-// 4 MiB each on one session leave the server's peak resident set below
-// the bytes sent (see memoryBoundMB): the decoding budget bounds it, with
-// a margin no load on the machine reaches; every call is answered. $VERBSURFACE_MEMORY_ARGS adds server flags, to measure another
-// bound: VERBSURFACE_MEMORY_ARGS=--max-decoding-bytes=33554432 go test
-// -run TestHTTPMemoryBounded -v ./examples/limcp/
+// 4 MiB each leave the server's peak resident set below the bytes sent
+// (see memoryBoundMB): the decoding budget bounds it, with a margin no
+// load on the machine reaches; every call is answered. So on each path a
+// body takes: on one session (2025-11-25), on protocol 2026-07-28 (served
+// without a session), and on 2026-07-28 without its version header, the
+// one path where the server reads the body before the SDK does, to find
+// the version in its _meta (each refused, -32020, after the whole body
+// is read). $VERBSURFACE_MEMORY_ARGS adds server flags, to measure
+// another bound: VERBSURFACE_MEMORY_ARGS=--max-decoding-bytes=33554432 go
+// test -run TestHTTPMemoryBounded -v ./examples/limcp/
 func TestHTTPMemoryBoundedUnderConcurrentBodies(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	const token = "memory-test-token-0123456789abcdefghij"
 	args := strings.Fields(os.Getenv("VERBSURFACE_MEMORY_ARGS"))
-	srv := e.startHTTPServer(token, args...)
-	id, status, body := openSession(t, srv.url, token)
-	if status != 200 {
-		t.Fatalf("initialize: %d %s", status, body)
-	}
-	fresh := vmHWMMB(t, srv.pid)
-	memoryAttack(t, srv.url, token, id)
-	peak := vmHWMMB(t, srv.pid)
-	bound := memoryBoundMB(fresh, decodingBytes(args))
-	t.Logf("limcp mcp --http: peak resident set %.1f MB fresh, %.1f MB after 64 concurrent 4 MiB tools/call (bound %.0f MB)", fresh, peak, bound)
-	if peak > bound {
-		t.Fatalf("peak resident set %.1f MB; the bound is %.0f MB", peak, bound)
+	newer := []string{"Mcp-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: request"}
+	for _, path := range []struct {
+		name    string
+		headers []string // besides the token; nil: on a session
+		status  int      // every answer's
+		answer  string   // what every answer holds
+	}{
+		{"session", nil, 200, `"result"`},
+		{"2026-07-28", newer, 200, `"result"`},
+		{"2026-07-28 without the version header", newer[1:], 400, `-32020`},
+	} {
+		t.Run(path.name, func(t *testing.T) {
+			e := newEnv(t)
+			srv := e.startHTTPServer(token, args...)
+			headers := append([]string{"Authorization: Bearer " + token}, path.headers...)
+			if path.headers == nil {
+				id, status, body := openSession(t, srv.url, token)
+				if status != 200 {
+					t.Fatalf("initialize: %d %s", status, body)
+				}
+				headers = append(headers, "Mcp-Session-Id: "+id)
+			}
+			fresh := vmHWMMB(t, srv.pid)
+			memoryAttack(t, srv.url, headers, path.status, path.answer)
+			peak := vmHWMMB(t, srv.pid)
+			bound := memoryBoundMB(fresh, decodingBytes(args))
+			t.Logf("limcp mcp --http, %s: peak resident set %.1f MB fresh, %.1f MB after 64 concurrent 4 MiB tools/call (bound %.0f MB)", path.name, fresh, peak, bound)
+			if peak > bound {
+				t.Fatalf("peak resident set %.1f MB; the bound is %.0f MB", peak, bound)
+			}
+		})
 	}
 }
 
@@ -372,13 +400,18 @@ func decodingBytes(args []string) int64 {
 	return 8 << 20
 }
 
-// memoryAttack sends 64 concurrent tools/call, each a 4 MiB request
-// (an agent.submit whose prompt fills the body), on session id, and
-// requires an answer to each.
-func memoryAttack(t *testing.T, rawURL, token, id string) {
+// memoryAttack sends 64 concurrent tools/call, each a 4 MiB request (an
+// agent.submit whose prompt fills the body, then a _meta naming protocol
+// 2026-07-28), with headers, and requires an answer of status holding
+// answer to each.
+func memoryAttack(t *testing.T, rawURL string, headers []string, status int, answer string) {
 	t.Helper()
 	const n = 64
-	head, tail := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request","arguments":{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"`, `"}}]}}}`
+	head := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request","arguments":{"ops":[{"op":"agent.submit","args":{"model":"echo","prompt":"`
+	tail := `"}}]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if strings.Contains(strings.Join(headers, "\n"), "Mcp-Session-Id") {
+		tail = `"}}]}}}` // a session's request names no version
+	}
 	filler := strings.Repeat("A", 4<<20-len(head)-len(tail)-16)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -387,7 +420,7 @@ func memoryAttack(t *testing.T, rawURL, token, id string) {
 		go func() {
 			defer wg.Done()
 			c := dialAttack(t, rawURL)
-			if err := c.postParts([]string{fmt.Sprintf(head, i+10), filler, tail}, "Authorization: Bearer "+token, "Mcp-Session-Id: "+id); err != nil {
+			if err := c.postParts([]string{fmt.Sprintf(head, i+10), filler, tail}, headers...); err != nil {
 				errs <- err
 				return
 			}
@@ -397,8 +430,8 @@ func memoryAttack(t *testing.T, rawURL, token, id string) {
 			switch {
 			case err != nil:
 				errs <- err
-			case resp.StatusCode != 200 || !strings.Contains(body, `"result"`):
-				errs <- fmt.Errorf("HTTP %d %.300s", resp.StatusCode, body)
+			case resp.StatusCode != status || !strings.Contains(body, answer):
+				errs <- fmt.Errorf("HTTP %d %.300s; want %d and %s", resp.StatusCode, body, status, answer)
 			}
 		}()
 	}
@@ -433,5 +466,40 @@ func TestHTTPBoundRefusals(t *testing.T) {
 	}
 	if bad := e.fail("invalid_argument", "mcp", "--max-conns", "3"); !strings.Contains(bad.Error.Message, "--max-conns applies to --http only") {
 		t.Errorf("a bound without --http: %s", bad.Error.Message)
+	}
+}
+
+// TestHTTPBodyCapOnBothPaths: a body over --max-body-bytes is refused
+// with 413, on a session and on protocol 2026-07-28, with
+// its length declared (refused unread, naming the flag) or not (chunked:
+// refused once the cap is passed, by the SDK's own 413).
+func TestHTTPBodyCapOnBothPaths(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const token = "body-cap-token-0123456789abcdefghijkl"
+	srv := e.startHTTPServer(token, "--max-body-bytes", "65536")
+	id, status, body := openSession(t, srv.url, token)
+	if status != 200 {
+		t.Fatalf("initialize: %d %s", status, body)
+	}
+	over := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request","arguments":{"help":"` + strings.Repeat("x", 70000) + `"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for _, p := range protocolPaths {
+		hdr := p.hdr(map[string]string{"Authorization": "Bearer " + token, "Mcp-Method": "", "Mcp-Session-Id": id})
+		if p.version == newerProtocol {
+			hdr["Mcp-Method"], hdr["Mcp-Name"], hdr["Mcp-Session-Id"] = "tools/call", "request", ""
+		}
+		for _, chunked := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/chunked=%v", p.name, chunked), func(t *testing.T) {
+				var rd io.Reader = strings.NewReader(over)
+				if chunked {
+					rd = io.MultiReader(rd) // no length: sent chunked
+				}
+				resp, b := rawSend(t, "POST", srv.url, rd, hdr)
+				if resp.StatusCode != http.StatusRequestEntityTooLarge || (!chunked && !strings.Contains(b, "--max-body-bytes")) {
+					t.Fatalf("HTTP %d %s; want 413 naming --max-body-bytes", resp.StatusCode, b)
+				}
+			})
+		}
 	}
 }

@@ -29,6 +29,48 @@ const legacyProtocol = "2025-06-18"
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + legacyProtocol + `","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
+// newerProtocol is the first protocol version served without sessions.
+const newerProtocol = "2026-07-28"
+
+// protocolPath is one of the two ways a request reaches the tool over
+// HTTP, which every guarantee of the HTTP face must hold on: a session of
+// a client on a protocol before 2026-07-28 (opened by initialize), and a
+// request on 2026-07-28, served without one (each names its version in
+// the MCP-Protocol-Version header and in its _meta).
+type protocolPath struct {
+	name    string
+	version string // what a go-sdk client is pinned to
+	probe   string // a first request on this path: initialize, or tools/list
+	headers map[string]string
+}
+
+var protocolPaths = []protocolPath{
+	{"session " + legacyProtocol, legacyProtocol, initializeBody, nil},
+	{"stateless " + newerProtocol, newerProtocol,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + newerProtocol + `","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		map[string]string{"MCP-Protocol-Version": newerProtocol, "Mcp-Method": "tools/list"}},
+}
+
+// hdr is the path's headers with more (an empty value leaves one out).
+func (p protocolPath) hdr(more map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range p.headers {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
+// lines is the path's headers as header lines, for an attackConn.
+func (p protocolPath) lines(more ...string) []string {
+	for k, v := range p.headers {
+		more = append(more, k+": "+v)
+	}
+	return more
+}
+
 // rawPost sends one JSON-RPC body to url as a Streamable HTTP client would,
 // with the given headers (an empty value leaves the header out), and
 // returns the response with its body read.
@@ -38,6 +80,13 @@ func rawPost(t testing.TB, method, url, body string, hdr map[string]string) (*ht
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
+	return rawSend(t, method, url, rd, hdr)
+}
+
+// rawSend is rawPost of a body read from rd (nil for none; a reader of
+// unknown length is sent chunked).
+func rawSend(t testing.TB, method, url string, rd io.Reader, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
@@ -136,18 +185,20 @@ func TestHTTPGeneratedToken(t *testing.T) {
 		t.Fatalf("generated token %q (%d characters) or printed on stderr", token, len(token))
 	}
 
-	for name, auth := range map[string]string{"none": "", "wrong": "Bearer " + strings.Repeat("x", len(token)), "basic": "Basic " + token} {
-		resp, body := rawPost(t, "POST", srv.url, initializeBody, map[string]string{"Authorization": auth})
-		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
-			t.Errorf("%s authorization: HTTP %d, WWW-Authenticate %q, %s; want 401 with a Bearer challenge",
-				name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+	for _, p := range protocolPaths {
+		for name, auth := range map[string]string{"none": "", "wrong": "Bearer " + strings.Repeat("x", len(token)), "basic": "Basic " + token} {
+			resp, body := rawPost(t, "POST", srv.url, p.probe, p.hdr(map[string]string{"Authorization": auth}))
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("%s, %s authorization: HTTP %d, WWW-Authenticate %q, %s; want 401 with a Bearer challenge",
+					p.name, name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+			}
 		}
+		resp, body := rawPost(t, "POST", srv.url, p.probe, p.hdr(map[string]string{"Authorization": "Bearer " + token}))
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("WWW-Authenticate") != "" {
+			t.Fatalf("%s with the token: HTTP %d, WWW-Authenticate %q, %s; want 200 and no challenge", p.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+		e.dialHTTPAt(srv.url, token, p.version).must(nil, "job.list", map[string]any{}, "")
 	}
-	resp, _ := rawPost(t, "POST", srv.url, initializeBody, map[string]string{"Authorization": "Bearer " + token})
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("WWW-Authenticate") != "" {
-		t.Fatalf("with the token: HTTP %d, WWW-Authenticate %q; want 200 and no challenge", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
-	}
-	e.dialHTTP(srv.url, token).must(nil, "job.list", map[string]any{}, "")
 
 	// A second server on the home reuses the token.
 	srv2 := e.startHTTPServer("")
@@ -222,13 +273,17 @@ func TestHTTPTokenRules(t *testing.T) {
 		t.Fatalf("the client line for --token-file:\n%s", log)
 	}
 	port := wide.url[strings.LastIndex(wide.url, ":")+1 : len(wide.url)-len("/mcp")]
-	e.dialHTTP("http://127.0.0.1:"+port+"/mcp", long).must(nil, "job.list", map[string]any{}, "")
+	for _, p := range protocolPaths {
+		e.dialHTTPAt("http://127.0.0.1:"+port+"/mcp", long, p.version).must(nil, "job.list", map[string]any{}, "")
+	}
 
 	srv := e.startHTTPServer("", "--insecure-no-auth")
 	if log := waitLog(t, srv, "WARNING"); !strings.Contains(log, "--insecure-no-auth") || !strings.Contains(log, "every local user") {
 		t.Fatalf("no loud warning:\n%s", log)
 	}
-	e.dialHTTP(srv.url, "").must(nil, "job.list", map[string]any{}, "")
+	for _, p := range protocolPaths {
+		e.dialHTTPAt(srv.url, "", p.version).must(nil, "job.list", map[string]any{}, "")
+	}
 	if _, err := os.Stat(filepath.Join(e.home, "mcp-token")); err == nil {
 		t.Errorf("--insecure-no-auth generated a token file")
 	}
@@ -265,16 +320,18 @@ func TestHTTPOrigin(t *testing.T) {
 		{name: "a browser from another site without Origin", site: "cross-site", want: 403},
 		{name: "DNS rebinding: a foreign Host on loopback", host: "evil.example:" + port, want: 403},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			resp, body := rawPost(t, "POST", srv.url, initializeBody,
-				map[string]string{"Authorization": auth, "Origin": c.origin, "Host": c.host, "Sec-Fetch-Site": c.site})
-			if resp.StatusCode != c.want {
-				t.Fatalf("HTTP %d %s; want %d", resp.StatusCode, body, c.want)
-			}
-			if c.want == 403 && c.origin != "" && !strings.Contains(body, "--allow-origin") {
-				t.Fatalf("the 403 does not say how the operator admits an origin: %s", body)
-			}
-		})
+		for _, p := range protocolPaths {
+			t.Run(p.name+"/"+c.name, func(t *testing.T) {
+				resp, body := rawPost(t, "POST", srv.url, p.probe,
+					p.hdr(map[string]string{"Authorization": auth, "Origin": c.origin, "Host": c.host, "Sec-Fetch-Site": c.site}))
+				if resp.StatusCode != c.want {
+					t.Fatalf("HTTP %d %s; want %d", resp.StatusCode, body, c.want)
+				}
+				if c.want == 403 && c.origin != "" && !strings.Contains(body, "--allow-origin") {
+					t.Fatalf("the 403 does not say how the operator admits an origin: %s", body)
+				}
+			})
+		}
 	}
 	// GET (the event stream) and DELETE (end a session) are no safer.
 	id, _, _ := openSession(t, srv.url, token)
@@ -285,8 +342,10 @@ func TestHTTPOrigin(t *testing.T) {
 		}
 	}
 	// A foreign origin is refused before the token is looked at.
-	if resp, _ := rawPost(t, "POST", srv.url, initializeBody, map[string]string{"Origin": "https://evil.example"}); resp.StatusCode != 403 {
-		t.Errorf("a foreign origin without a token: HTTP %d; want 403", resp.StatusCode)
+	for _, p := range protocolPaths {
+		if resp, _ := rawPost(t, "POST", srv.url, p.probe, p.hdr(map[string]string{"Origin": "https://evil.example"})); resp.StatusCode != 403 {
+			t.Errorf("%s: a foreign origin without a token: HTTP %d; want 403", p.name, resp.StatusCode)
+		}
 	}
 	closeSession(t, srv.url, token, id)
 }

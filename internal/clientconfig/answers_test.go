@@ -11,7 +11,11 @@ import (
 )
 
 // scriptClient puts a program named prog on a fresh PATH that prints out
-// on stdout and err on stderr and exits with code, whatever it is asked.
+// on stdout and err on stderr and exits with code, whatever it is asked:
+// a stand-in for one answer of a client's look-up (`claude mcp get NAME`,
+// `codex mcp get NAME --json`), with the exact words and status each
+// release printed (the rows below name the release), and answers no
+// release gave, which no real client can be made to give.
 func scriptClient(t *testing.T, prog, out, err string, code int) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -64,7 +68,7 @@ func TestLookupAnswers(t *testing.T) {
 // the folder to trustedFolders.json beside the settings, keeping what it
 // held; a relative folder is refused before anything runs.
 func TestInstallGeminiTrustFolder(t *testing.T) {
-	f := newFixture(t, true)
+	f := newRealFixture(t)
 	trusted := filepath.Join(f.home, ".gemini", "trustedFolders.json")
 	if err := os.MkdirAll(filepath.Dir(trusted), 0o700); err != nil {
 		t.Fatal(err)
@@ -88,7 +92,7 @@ func TestInstallGeminiTrustFolder(t *testing.T) {
 		t.Errorf("output does not say the folder is trusted:\n%s", f.out.String())
 	}
 
-	f = newFixture(t, true)
+	f = newRealFixture(t)
 	o = f.opts(false)
 	o.TrustFolder = "project"
 	if _, err := c.Install(t.Context(), stdioServer, o); err == nil || !strings.Contains(err.Error(), "not an absolute path") {

@@ -3,6 +3,7 @@
 package clientconfig
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,8 +14,9 @@ import (
 )
 
 // TestInstall: each client gets the server through its own program where
-// it has one, with exactly the documented argv (checked by a stand-in
-// that parses it as the real one does), or through its documented file;
+// it has one, with exactly the documented argv (recorded on the way to
+// the real Claude Code, Codex CLI and Gemini CLI, which parse it; VS
+// Code's through its stand-in), or through its documented file;
 // what ends up stored is the server, user-wide, with the token only as a
 // reference.
 func TestInstall(t *testing.T) {
@@ -38,13 +40,13 @@ func TestInstall(t *testing.T) {
 		{"codex: --env, then the command after --", "codex", stdioServer, true,
 			[]string{"codex mcp get limcp --json", "codex mcp add limcp --env LIMCP_HOME=/home/u/state -- /opt/bin/limcp mcp"},
 			func(f *fixture) any {
-				return decode(f.t, f.fake("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"]
+				return withoutEmpty(decode(f.t, f.client("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"])
 			},
 			`{"type":"stdio","command":"/opt/bin/limcp","args":["mcp"],"env":{"LIMCP_HOME":"/home/u/state"}}`},
 		{"codex: HTTP with --bearer-token-env-var", "codex", httpServer, true,
 			[]string{"codex mcp get limcp --json", "codex mcp add limcp --url http://127.0.0.1:8765/mcp --bearer-token-env-var LIMCP_MCP_TOKEN"},
 			func(f *fixture) any {
-				return decode(f.t, f.fake("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"]
+				return withoutEmpty(decode(f.t, f.client("codex", "mcp", "get", "limcp", "--json")).(map[string]any)["transport"])
 			},
 			`{"type":"streamable_http","url":"http://127.0.0.1:8765/mcp","bearer_token_env_var":"LIMCP_MCP_TOKEN"}`},
 		{"gemini: user scope, server arguments after --", "gemini", stdioServer, true,
@@ -89,6 +91,9 @@ func TestInstall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			f := newFixture(t, tt.fakes)
+			if tt.fakes {
+				f = newClientFixture(t, tt.client)
+			}
 			lines, err := f.install(tt.client, tt.server, false)
 			if err != nil {
 				t.Fatalf("Install: %v", err)
@@ -124,12 +129,12 @@ func TestInstallRefusesAClash(t *testing.T) {
 	other := &Server{Name: "limcp", Command: "/usr/local/bin/limcp", Args: []string{"mcp", "--read-only"}}
 	for _, client := range []string{"claude", "codex", "gemini", "cursor", "vscode"} {
 		t.Run(client, func(t *testing.T) {
-			f := newFixture(t, true)
+			f := newClientFixture(t, client)
 			if _, err := f.install(client, stdioServer, false); err != nil {
 				t.Fatal(err)
 			}
 			before := f.invocations()
-			snapshot := f.files()
+			snapshot := f.servers(client)
 			_, err := f.install(client, other, false)
 			var clash *ClashError
 			if !errors.As(err, &clash) || !clash.Replaceable || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), "--name") {
@@ -140,7 +145,7 @@ func TestInstallRefusesAClash(t *testing.T) {
 					t.Errorf("a refused install ran %q", inv)
 				}
 			}
-			if d := cmp.Diff(snapshot, f.files()); d != "" {
+			if d := cmp.Diff(snapshot, f.servers(client)); d != "" {
 				t.Errorf("a refused install changed files (-before +after):\n%s", d)
 			}
 
@@ -151,11 +156,45 @@ func TestInstallRefusesAClash(t *testing.T) {
 			if !strings.Contains(strings.Join(lines, "\n"), "/usr/local/bin/limcp") && client != "cursor" && client != "vscode" {
 				t.Errorf("lines %q do not show the new command", lines)
 			}
-			if got := f.files(); !strings.Contains(strings.Join(values(got), ""), "--read-only") || strings.Contains(strings.Join(values(got), ""), "/opt/bin/limcp") {
+			if got := f.servers(client); !strings.Contains(strings.Join(values(got), ""), "--read-only") || strings.Contains(strings.Join(values(got), ""), "/opt/bin/limcp") {
 				t.Errorf("after Force the files hold:\n%v", got)
 			}
 		})
 	}
+}
+
+// servers is what the client keeps of its MCP servers: the file it keeps
+// them in, by path, with its content; of ~/.claude.json, which also holds
+// Claude Code's own bookkeeping (an id, first start, backups and logs
+// written beside it by every mcp get), only the servers, user-wide and
+// per directory.
+func (f *fixture) servers(client string) map[string]string {
+	f.t.Helper()
+	file := map[string]string{
+		"codex":  filepath.Join(".codex", "config.toml"),
+		"gemini": filepath.Join(".gemini", "settings.json"),
+		"cursor": filepath.Join(".cursor", "mcp.json"),
+		"vscode": filepath.Join(".config", "Code", "User", "mcp.json"),
+	}[client]
+	if client == "claude" {
+		projects, _ := f.jsonAt(filepath.Join(f.home, ".claude.json"), "projects").(map[string]any)
+		kept := map[string]any{"mcpServers": f.jsonAt(filepath.Join(f.home, ".claude.json"), "mcpServers")}
+		for dir, p := range projects {
+			if m, _ := p.(map[string]any); m["mcpServers"] != nil && len(m["mcpServers"].(map[string]any)) > 0 {
+				kept[dir] = m["mcpServers"]
+			}
+		}
+		b, err := json.Marshal(kept)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return map[string]string{"/.claude.json": string(b)}
+	}
+	b, err := os.ReadFile(filepath.Join(f.home, file))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return map[string]string{"/" + file: string(b)}
 }
 
 // files is every file under the home, by path, with its content.
@@ -189,8 +228,8 @@ func values(m map[string]string) []string {
 // the user one would change nothing the person sees: refused even with
 // Force.
 func TestInstallClaudeShadowed(t *testing.T) {
-	f := newFixture(t, true)
-	f.fake("claude", "mcp", "add", "limcp", "--", "/bin/true")
+	f := newRealFixture(t)
+	f.client("claude", "mcp", "add", "limcp", "--", "/bin/true")
 	_, err := f.install("claude", stdioServer, true)
 	var clash *ClashError
 	if !errors.As(err, &clash) || clash.Replaceable || !strings.Contains(clash.Scope, "Local") || !strings.Contains(err.Error(), "takes precedence") {
@@ -218,7 +257,7 @@ func TestInstallNeedsTheProgram(t *testing.T) {
 // anything runs, instead of being stored cut.
 func TestInstallGeminiEnvValues(t *testing.T) {
 	for _, v := range []string{"/home/u/a=b", ""} {
-		f := newFixture(t, true)
+		f := newRealFixture(t)
 		s := &Server{Name: "limcp", Command: "/opt/bin/limcp", Args: []string{"mcp"}, Env: map[string]string{"LIMCP_HOME": v}}
 		if _, err := f.install("gemini", s, false); err == nil || !strings.Contains(err.Error(), "LIMCP_HOME") {
 			t.Errorf("LIMCP_HOME=%q: %v; want a refusal naming it", v, err)
@@ -252,4 +291,17 @@ func TestServerValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutEmpty drops the keys of a JSON object whose value is null or an
+// empty list: Codex's `mcp get --json` names every field of a transport,
+// set or not.
+func withoutEmpty(v any) any {
+	m, _ := v.(map[string]any)
+	for k, x := range m {
+		if l, isList := x.([]any); x == nil || (isList && len(l) == 0) {
+			delete(m, k)
+		}
+	}
+	return m
 }

@@ -7,15 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/verbsurface/verbsurface/internal/clientconfig/clienttest"
 )
 
-// fakeBin holds the stand-ins for claude, codex, gemini and code.
+// fakeBin holds the stand-in for VS Code's code, the one client program
+// that cannot be installed here.
 var fakeBin string
 
 func TestMain(m *testing.M) {
@@ -33,24 +32,52 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fixture is a user: a fresh home, the stand-ins first on PATH (or not),
-// and the directory they log to.
+// fixture is a user: a fresh home, the clients' programs on PATH (or
+// not), and what they ran. With the programs, claude, codex and gemini
+// are the real ones (clienttest.RealUser: recorded, then run from
+// $VERBSURFACE_CLIENTS_BIN; the test skips without them), and code is
+// VS Code's stand-in.
 type fixture struct {
 	t    *testing.T
 	home string
 	log  string
+	real *clienttest.RealUser
 	env  []string
 	out  bytes.Buffer
 }
 
-func newFixture(t *testing.T, withFakes bool) *fixture {
+// newFixture is a user with no client program on PATH, or (programs)
+// with VS Code's stand-in only.
+func newFixture(t *testing.T, programs bool) *fixture {
 	f := &fixture{t: t, home: t.TempDir(), log: t.TempDir()}
 	path := "/usr/bin:/bin"
-	if withFakes {
+	if programs {
 		path = fakeBin + ":" + path
 	}
 	f.env = []string{"HOME=" + f.home, "PATH=" + path, clienttest.LogEnv + "=" + f.log}
 	return f
+}
+
+// newRealFixture is a user with the real Claude Code, Codex CLI and Gemini
+// CLI on PATH, and VS Code's stand-in after them, working in their home.
+func newRealFixture(t *testing.T) *fixture {
+	u := clienttest.NewRealUser(t, clienttest.RealClientsBin(t), nil)
+	u.AddVSCode(fakeBin)
+	f := &fixture{t: t, home: u.Home, log: t.TempDir(), real: u, env: u.Env}
+	// Install runs the programs in this process's directory, and Claude
+	// Code keys its local scope by it: the user's home, as for Run.
+	t.Chdir(u.Home)
+	return f
+}
+
+// newClientFixture is newFixture(t, true) for cursor and vscode, and
+// newRealFixture for the clients that are installed here.
+func newClientFixture(t *testing.T, client string) *fixture {
+	switch client {
+	case "claude", "codex", "gemini":
+		return newRealFixture(t)
+	}
+	return newFixture(t, true)
 }
 
 func (f *fixture) opts(force bool) *Options {
@@ -66,9 +93,13 @@ func (f *fixture) install(client string, s *Server, force bool) ([]string, error
 	return c.Install(f.t.Context(), s, f.opts(force))
 }
 
-// invocations are the argv of every stand-in run so far ("PROGRAM ARGS").
+// invocations are the argv of every client program run through PATH so
+// far ("PROGRAM ARGS").
 func (f *fixture) invocations() []string {
 	f.t.Helper()
+	if f.real != nil {
+		return f.real.Invocations()
+	}
 	invs, err := clienttest.Invocations(f.log)
 	if err != nil {
 		f.t.Fatal(err)
@@ -80,16 +111,15 @@ func (f *fixture) invocations() []string {
 	return out
 }
 
-// fake runs a stand-in as the user would, in the fixture's environment.
-func (f *fixture) fake(argv ...string) string {
+// client runs a real client's program as the user would, in the
+// fixture's home and environment, and wants it to succeed.
+func (f *fixture) client(argv ...string) string {
 	f.t.Helper()
-	cmd := exec.Command(filepath.Join(fakeBin, argv[0]), argv[1:]...)
-	cmd.Env = append(os.Environ(), f.env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("%v: %v\n%s", argv, err, out)
+	out, errOut, code := f.real.Run(nil, argv...)
+	if code != 0 {
+		f.t.Fatalf("%v: exit %d\n%s%s", argv, code, out, errOut)
 	}
-	return string(out)
+	return out
 }
 
 // jsonAt reads a JSON file and returns the value at the path of keys.

@@ -14,6 +14,13 @@
 //   - op_duration_seconds{verb, class}: how long each op took, gates
 //     included.
 //   - spawns_total{verb}: spawn ops that started work.
+//   - http_refused_total{reason}: requests and connections the HTTP face
+//     refused before any MCP request was served (mcphttp's Refused*
+//     reasons: origin, token, path, connections, body_too_large,
+//     sessions, and the SDK's protocol, host, not_found, other), counted
+//     through mcphttp.Options.OnRefused ([Metrics.OnRefused]).
+//   - runs_live: runs started and not yet ended, read from the front's
+//     store at each scrape ([Metrics.LiveRuns]; limcp's).
 //
 // It uses github.com/prometheus/client_golang, the format's own library:
 // the text format's escaping, histogram buckets and the registry's

@@ -22,6 +22,7 @@ type Metrics struct {
 	ops       *prometheus.CounterVec
 	opSeconds *prometheus.HistogramVec
 	spawns    *prometheus.CounterVec
+	refused   *prometheus.CounterVec
 }
 
 // New returns the series, all zero.
@@ -44,8 +45,11 @@ func New() *Metrics {
 		spawns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verbsurface_spawns_total", Help: "Spawn ops that started work, by verb.",
 		}, []string{"verb"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verbsurface_http_refused_total", Help: "HTTP requests and connections refused before an MCP request was served, by reason (mcphttp's Refused* values).",
+		}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.requests, m.inFlight, m.ops, m.opSeconds, m.spawns)
+	m.reg.MustRegister(m.requests, m.inFlight, m.ops, m.opSeconds, m.spawns, m.refused)
 	return m
 }
 
@@ -64,6 +68,41 @@ func (m *Metrics) OnOp(_ context.Context, rec *verbsurface.OpRecord) {
 	m.opSeconds.WithLabelValues(verb, class).Observe(rec.Duration.Seconds())
 	if rec.Class == verbsurface.ClassSpawn && rec.Code == "ok" {
 		m.spawns.WithLabelValues(verb).Inc()
+	}
+}
+
+// OnRefused counts a refusal of the HTTP face: an [mcphttp.Options]
+// OnRefused hook. The reasons are mcphttp's few constants, never a
+// client's string.
+func (m *Metrics) OnRefused(reason string) { m.refused.WithLabelValues(reason).Inc() }
+
+// OnRefusedHook is m.OnRefused, or nil for a nil m (no --metrics).
+func (m *Metrics) OnRefusedHook() func(string) {
+	if m == nil {
+		return nil
+	}
+	return m.OnRefused
+}
+
+// LiveRuns adds the gauge verbsurface_runs_live, the runs started and not
+// yet ended, read from count at each scrape (the front's store knows
+// them; a count that fails is left out of that scrape). Call it once.
+func (m *Metrics) LiveRuns(count func() (int, error)) {
+	m.reg.MustRegister(liveRuns{count: count, desc: prometheus.NewDesc("verbsurface_runs_live", "Runs started and not yet ended.", nil, nil)})
+}
+
+// liveRuns is a collector rather than a GaugeFunc so that a count that
+// fails yields no sample instead of a made-up zero.
+type liveRuns struct {
+	count func() (int, error)
+	desc  *prometheus.Desc
+}
+
+func (l liveRuns) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
+
+func (l liveRuns) Collect(ch chan<- prometheus.Metric) {
+	if n, err := l.count(); err == nil {
+		ch <- prometheus.MustNewConstMetric(l.desc, prometheus.GaugeValue, float64(n))
 	}
 }
 

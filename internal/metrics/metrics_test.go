@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,5 +57,59 @@ func TestOpLabels(t *testing.T) {
 	}
 	if strings.Contains(text, "made-up-by-the-client") {
 		t.Errorf("a verb name the client made up is a label value:\n%s", text)
+	}
+}
+
+// TestRefusedAndLiveRuns: refusals count by reason, and the live runs are
+// read at each scrape; a count that fails leaves the gauge out of that
+// scrape rather than report a zero nobody measured.
+func TestRefusedAndLiveRuns(t *testing.T) {
+	m := New()
+	var live atomic.Int64
+	var fail atomic.Bool
+	live.Store(3)
+	m.LiveRuns(func() (int, error) {
+		if fail.Load() {
+			return 0, errors.New("the store is locked")
+		}
+		return int(live.Load()), nil
+	})
+	m.OnRefusedHook()("token")
+	m.OnRefused("token")
+	m.OnRefused("origin")
+	addr, _, err := m.Serve(t.Context(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape := func() string {
+		resp, err := http.Get("http://" + addr.String() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	text := scrape()
+	for _, want := range []string{
+		`verbsurface_http_refused_total{reason="token"} 2`,
+		`verbsurface_http_refused_total{reason="origin"} 1`,
+		"verbsurface_runs_live 3",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s:\n%s", want, text)
+		}
+	}
+	live.Store(1)
+	if text := scrape(); !strings.Contains(text, "verbsurface_runs_live 1") {
+		t.Errorf("the gauge is not read at the scrape:\n%s", text)
+	}
+	fail.Store(true)
+	if text := scrape(); strings.Contains(text, "verbsurface_runs_live") {
+		t.Errorf("a failed count is reported:\n%s", text)
+	}
+	var none *Metrics
+	if none.OnRefusedHook() != nil {
+		t.Error("a nil Metrics has a refusal hook")
 	}
 }

@@ -1,6 +1,8 @@
-// Package clienttest builds the stand-ins for the MCP clients' programs
-// (package fakeclient) for the tests of the install commands: one binary,
-// linked as claude, codex, gemini and code.
+// Package clienttest gives the tests of the install commands their MCP
+// clients: the real Claude Code, Codex CLI, Gemini CLI and MCP Inspector
+// (real.go, from $VERBSURFACE_CLIENTS_BIN), each in a home of its own, and
+// a stand-in (package fakeclient) only for VS Code's code, which cannot be
+// installed here.
 package clienttest
 
 import (
@@ -9,38 +11,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
-	"time"
 )
 
 // Programs are the names the stand-in answers to.
-var Programs = []string{"claude", "codex", "gemini", "code"}
+var Programs = []string{"code"}
 
-// LogEnv names the directory the stand-ins log each invocation to.
+// LogEnv names the directory the stand-in logs each invocation to.
 const LogEnv = "FAKECLIENT_LOG"
-
-// BesideLog is the directory, beside the stand-in's executable, that it
-// logs every invocation to when it exists (whatever its environment).
-const BesideLog = "fakeclient.log"
-
-// BuildLogging is Build, with the log directory beside the executable
-// created: it returns that directory, where every invocation of the
-// stand-ins is logged even when the environment they get was filtered.
-func BuildLogging(dir string) (string, error) {
-	if err := Build(dir); err != nil {
-		return "", err
-	}
-	log := filepath.Join(dir, BesideLog)
-	return log, os.Mkdir(log, 0o700)
-}
-
-// SetAgentDelay makes the stand-ins built into dir take d before failing
-// an agent run as logged out (instead of what the real programs take),
-// whatever environment the run gets.
-func SetAgentDelay(dir string, d time.Duration) error {
-	return os.WriteFile(filepath.Join(dir, "fakeclient.delay"), []byte(d.String()), 0o600)
-}
 
 // Build builds the stand-in into dir and links it there under each name
 // of Programs.
@@ -48,6 +28,10 @@ func Build(dir string) error {
 	bin := filepath.Join(dir, "fakeclient")
 	build := exec.Command("go", "build", "-o", bin, "github.com/verbsurface/verbsurface/internal/clientconfig/fakeclient")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	// In this module, whatever the test's working directory.
+	if _, file, _, ok := runtime.Caller(0); ok {
+		build.Dir = filepath.Dir(file)
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building fakeclient: %v\n%s", err, out)
 	}
@@ -63,7 +47,7 @@ func Build(dir string) error {
 type Invocation struct {
 	Program string   `json:"program"`
 	Argv    []string `json:"argv"`
-	Mode    string   `json:"mode"` // mcp, agent, version, add-mcp
+	Mode    string   `json:"mode"` // version, add-mcp
 	Cwd     string   `json:"cwd"`
 	Time    int64    `json:"time"` // Unix nanoseconds
 }

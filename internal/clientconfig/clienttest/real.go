@@ -16,9 +16,9 @@ import (
 // The real clients: Claude Code, Codex CLI, Gemini CLI and the MCP
 // Inspector, with the Node they run on, installed from npm at the versions
 // .ci/clients pins into a private prefix whose bin directory
-// $VERBSURFACE_CLIENTS_BIN names. Tests run them by absolute path, with a
-// PATH of that directory and the system's, never the test's PATH (where
-// .ci/run puts stand-ins that fail the run if started).
+// $VERBSURFACE_CLIENTS_BIN names. Tests run them by absolute path, or
+// through recorders on a PATH of the user's own, never the test's PATH
+// (where .ci/run puts tripwires that fail the run if started).
 const (
 	ClientsBinEnv     = "VERBSURFACE_CLIENTS_BIN"
 	RequireClientsEnv = "VERBSURFACE_REQUIRE_CLIENTS"
@@ -55,14 +55,23 @@ func RealClientsBin(t testing.TB) string {
 }
 
 // RealUser is a person with the real clients: a home of their own, where
-// the clients keep their configuration, the clients' directory and the
-// system's on PATH, and $VERBSURFACE_LOG_FILE naming the file every server
-// the clients start or reach logs each MCP request to.
+// the clients keep their configuration; on PATH, recorders that log each
+// run of claude, codex and gemini and then run the real one
+// ([RealUser.Invocations]), then the clients' directory and the system's;
+// the proxy variables pointing at a tripwire that records and refuses
+// every connection beyond loopback ([RealUser.NetworkAttempts]); and
+// $VERBSURFACE_LOG_FILE naming the file every server the clients start or
+// reach logs each MCP request to.
 type RealUser struct {
 	t    testing.TB
 	Bin  string
 	Home string
 	Log  string
+	// record is where the recorders on PATH log the clients' runs.
+	record string
+	wire   *tripwire
+	// codeLog is where VS Code's stand-in logs, once added.
+	codeLog string
 	// Env is the user's environment, for the clients and for the fronts'
 	// install commands.
 	Env []string
@@ -72,12 +81,16 @@ type RealUser struct {
 // with HOME, PATH and the clients' own variables replaced.
 func NewRealUser(t testing.TB, bin string, base []string) *RealUser {
 	t.Helper()
-	home := t.TempDir()
-	u := &RealUser{t: t, Bin: bin, Home: home, Log: filepath.Join(home, "requests.jsonl")}
+	home, recorders := t.TempDir(), t.TempDir()
+	u := &RealUser{t: t, Bin: bin, Home: home, Log: filepath.Join(home, "requests.jsonl"),
+		record: filepath.Join(recorders, "invocations"), wire: newTripwire(t)}
 	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	drop := []string{"HOME=", "PATH=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "CLAUDE_CONFIG_DIR=", "XDG_CONFIG_HOME=", "XDG_CACHE_HOME=", "XDG_DATA_HOME="}
+	if err := writeRecorders(recorders, bin, u.record); err != nil {
+		t.Fatal(err)
+	}
+	drop := append([]string{"HOME=", "PATH=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "CLAUDE_CONFIG_DIR=", "XDG_CONFIG_HOME=", "XDG_CACHE_HOME=", "XDG_DATA_HOME="}, proxyVars...)
 	for _, kv := range base {
 		keep := true
 		for _, d := range drop {
@@ -90,11 +103,12 @@ func NewRealUser(t testing.TB, bin string, base []string) *RealUser {
 		}
 	}
 	u.Env = append(u.Env,
-		"HOME="+home, "PATH="+bin+":/usr/local/bin:/usr/bin:/bin", "CODEX_HOME="+filepath.Join(home, ".codex"),
+		"HOME="+home, "PATH="+recorders+":"+bin+":/usr/local/bin:/usr/bin:/bin", "CODEX_HOME="+filepath.Join(home, ".codex"),
 		"VERBSURFACE_LOG_FILE="+u.Log,
 		// Nothing the clients would fetch: no update check, no telemetry.
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "GEMINI_TELEMETRY_ENABLED=false",
 		"NO_UPDATE_NOTIFIER=1", "NO_COLOR=1")
+	u.Env = append(u.Env, u.wire.environ()...)
 	return u
 }
 
@@ -183,7 +197,13 @@ func (u *RealUser) Received(method, client string) (bool, string) {
 //     /mcp shows in a session), with no login and no model call: the
 //     answer lists the tool "request", and the server received tools/list
 //     from Codex. Codex passes a server only the variables it names, so
-//     VERBSURFACE_LOG_FILE is named for this run (env_vars).
+//     VERBSURFACE_LOG_FILE is named for this run (env_vars). The app
+//     server reaches for the network at its start (it syncs the curated
+//     plugin marketplace from github.com and asks chatgpt.com for its
+//     catalog), so it runs with features.plugins=false, which stops both;
+//     a stdio server's check runs in a network namespace of its own
+//     where the machine allows one (unshare -rn), and the check fails if
+//     the app server tried any connection through the tripwire.
 //   - gemini: `gemini mcp list`, in a folder it trusts, says Connected: it
 //     initializes and pings, and lists no tools (the log has its
 //     initialize; nothing short of a model call makes it list them).
@@ -264,11 +284,14 @@ func (u *RealUser) codexTools(name string, stdio bool, more []string) map[string
 	u.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args := []string{"app-server"}
+	argv := []string{filepath.Join(u.Bin, "codex"), "app-server", "-c", "features.plugins=false"}
 	if stdio { // env_vars is a stdio server's only
-		args = append(args, "-c", `mcp_servers.`+name+`.env_vars=["VERBSURFACE_LOG_FILE"]`)
+		argv = append(argv, "-c", `mcp_servers.`+name+`.env_vars=["VERBSURFACE_LOG_FILE"]`)
+		// An HTTP server listens on this namespace's loopback.
+		argv, _ = withoutNetwork(argv)
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(u.Bin, "codex"), args...)
+	before := len(u.NetworkAttempts())
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(append([]string(nil), u.Env...), more...)
 	cmd.Dir = u.Home
 	stdin, err := cmd.StdinPipe()
@@ -285,9 +308,20 @@ func (u *RealUser) codexTools(name string, stdio bool, more []string) map[string
 		u.t.Fatal(err)
 	}
 	defer func() {
+		// The app server ends at the end of its input; what it tried
+		// until then is what the tripwire saw.
 		stdin.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if tried := u.NetworkAttempts()[before:]; len(tried) != 0 {
+			u.t.Errorf("Codex's app server tried to reach the network: %q", tried)
+		}
 	}()
 	for _, m := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"verbsurface-test","version":"0"}}}`,

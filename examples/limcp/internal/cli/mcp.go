@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/machine"
 	"github.com/verbsurface/verbsurface/examples/limcp/internal/server"
+	"github.com/verbsurface/verbsurface/examples/limcp/internal/store"
 	"github.com/verbsurface/verbsurface/internal/clientconfig"
 	"github.com/verbsurface/verbsurface/internal/inherited"
 	"github.com/verbsurface/verbsurface/internal/metrics"
@@ -171,6 +172,10 @@ submits end, whose notifications could only fail (limcp call uses it).`,
 		var m *metrics.Metrics
 		if metricsAddr != "" {
 			m = metrics.New()
+			m.LiveRuns(func() (int, error) { return a.liveRuns(ctx) })
+			if hopts != nil {
+				hopts.OnRefused = m.OnRefused
+			}
 		}
 		srv, err := server.New(server.Options{
 			Private:       private,
@@ -480,4 +485,22 @@ func readToken(file string, getenv func(string) string) (string, error) {
 		return "", machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "token-file"}, "%v", err)
 	}
 	return tok, nil
+}
+
+// liveRuns counts the runs of the home started and not yet ended, for the
+// metrics' verbsurface_runs_live: the store is opened for each scrape and
+// closed again (the runs are the workers' to write; a home with no store
+// has none).
+func (a *app) liveRuns(ctx context.Context) (int, error) {
+	home, err := a.resolvedHome()
+	if err != nil {
+		return 0, err
+	}
+	st, err := store.Open(ctx, filepath.Join(home, StoreFile), store.Options{NoCreate: true})
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	active, err := st.Active(ctx)
+	return len(active), err
 }
