@@ -19,6 +19,7 @@ import (
 
 	"github.com/verbsurface/verbsurface/cmd/verbsurface/internal/runs"
 	"github.com/verbsurface/verbsurface/dispatch"
+	"github.com/verbsurface/verbsurface/internal/ctxenv"
 	"github.com/verbsurface/verbsurface/internal/procid"
 	"github.com/verbsurface/verbsurface/kill"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -141,7 +142,10 @@ func (b *backgrounds) start(ctx context.Context, verb string, spec runSpec) (run
 		return runs.Record{}, startError("not started: the run could not be recorded", err)
 	}
 	cmd := exec.Command(b.exe, superviseCmd, b.dir, rec.ID)
-	cmd.Env = b.env
+	// The caller's identity entries (verbsurface.RunIdentity: its env,
+	// an exchanged token) reach the program through the supervisor's
+	// environment, as a foreground command's do; they are never stored.
+	cmd.Env = append(slices.Clip(b.env), ctxenv.From(ctx)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		_, _ = b.store.Transition(context.WithoutCancel(ctx), runs.Change{ID: rec.ID, Version: rec.Version, To: runs.StatusFailed,

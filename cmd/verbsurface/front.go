@@ -37,6 +37,9 @@ type front struct {
 	roots       []string // the configuration's roots, resolved
 	// bg holds the background runs when a verb is marked background.
 	bg *backgrounds
+	// exchange hands runs a token exchanged for the caller's (oauth:
+	// exchange:); nil when none is configured.
+	exchange *exchangeSeam
 	// opHooks see every finished op (the audit); serve sets them before
 	// it serves, so they are only read while requests run.
 	opHooks []func(context.Context, *verbsurface.OpRecord)
@@ -204,6 +207,7 @@ func newFront(cfg *Config) (*front, error) {
 	if err := cfg.identityOptions(&sopts); err != nil {
 		return nil, err
 	}
+	f.exchange = cfg.exchangeOptions(&sopts)
 	if cfg.Policy != "" {
 		if err := cfg.applyPolicy(reg, &sopts, f.bg); err != nil {
 			return nil, err

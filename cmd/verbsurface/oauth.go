@@ -153,6 +153,9 @@ func serveOAuth(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags
 	if err != nil {
 		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
 	}
+	if err := startExchange(ctx, f, oc); err != nil {
+		return fmt.Errorf("serve --http %s: %w", hf.addr, err)
+	}
 	o.OAuth = &mcphttp.OAuth{Verify: v.Verify, Metadata: v.Metadata(), Scopes: oc.Scopes, Leeway: v.Leeway()}
 	if len(oc.ClassScopes) > 0 {
 		o.OAuth.OpScopes = f.surface.OpScopes

@@ -3,9 +3,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
+
+	"github.com/verbsurface/verbsurface/mcphttp/oauth"
+	"github.com/verbsurface/verbsurface/verbsurface"
 )
 
 // OAuthExchangeConfig is the oauth section's exchange: the caller's
@@ -15,8 +22,8 @@ import (
 // Client is this server's client at the issuer, which the issuer must
 // permit to exchange for Audience; when absent, the introspection client.
 //
-// Only the shape is read and checked here; handing the token to a run is
-// the front's run wiring.
+// The token reaches each command an op runs (foreground or background)
+// in Env, through verbsurface.RunIdentity's Exchange (exchangeSeam below).
 type OAuthExchangeConfig struct {
 	Audience string       `yaml:"audience"`
 	Env      string       `yaml:"env"`
@@ -66,4 +73,64 @@ func exchangeClient(r *OAuthConfig) **OAuthClient {
 	x := *r.Exchange
 	r.Exchange = &x
 	return &x.Client
+}
+
+// exchangeSeam hands a run the token the issuer gives for the caller's
+// (RFC 8693): verbsurface.RunIdentity's Exchange, whose exchanger exists
+// only once serve verifies OAuth tokens over HTTP (serveOAuth sets it).
+// A caller with an identity exists only then, so before it nothing asks.
+type exchangeSeam struct {
+	audience, env string
+	exchanger     atomic.Pointer[oauth.Exchanger]
+}
+
+// exchange returns the run's one environment entry, ENV=token. The
+// caller's token is read from the request's Authorization header, shown
+// to the issuer and nowhere else; neither token is quoted in an error.
+func (x *exchangeSeam) exchange(ctx context.Context, _ verbsurface.ClientInfo, header http.Header) ([]string, error) {
+	ex := x.exchanger.Load()
+	if ex == nil {
+		return nil, errors.New("no token exchange: this server verifies no OAuth token")
+	}
+	scheme, token, ok := strings.Cut(header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return nil, errors.New("no bearer token to exchange")
+	}
+	tok, err := ex.Exchange(ctx, token, x.audience)
+	if err != nil {
+		return nil, err
+	}
+	return []string{x.env + "=" + tok.AccessToken}, nil
+}
+
+// exchangeOptions gives sopts the exchange seam when the configuration
+// asks for one, and returns it (nil when it does not).
+func (c *Config) exchangeOptions(sopts *verbsurface.Options) *exchangeSeam {
+	if c.OAuth == nil || c.OAuth.Exchange == nil {
+		return nil
+	}
+	x := &exchangeSeam{audience: c.OAuth.Exchange.Audience, env: c.OAuth.Exchange.Env}
+	if sopts.Identity == nil {
+		sopts.Identity = &verbsurface.RunIdentity{}
+	}
+	sopts.Identity.Exchange = x.exchange
+	return x
+}
+
+// startExchange makes f's exchanger from oc (the resolved oauth section)
+// at the issuer; nothing when no exchange is configured.
+func startExchange(ctx context.Context, f *front, oc *OAuthConfig) error {
+	if f.exchange == nil || oc.Exchange == nil {
+		return nil
+	}
+	creds, err := oc.Exchange.Client.credentials()
+	if err != nil {
+		return fmt.Errorf("OAuth token exchange: %w", err)
+	}
+	ex, err := oauth.NewExchanger(ctx, &oauth.ExchangeConfig{Issuer: oc.Issuer, Credentials: creds, Scopes: oc.Exchange.Scopes})
+	if err != nil {
+		return fmt.Errorf("OAuth token exchange: %w", err)
+	}
+	f.exchange.exchanger.Store(ex)
+	return nil
 }
