@@ -157,6 +157,11 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 					hopts.OnRefused = m.OnRefused
 				}
 				m.Observe(server)
+				if f.bg != nil {
+					// The front keeps its background runs' lifecycle, so it
+					// can say how many are live, as limcp does.
+					m.LiveRuns(func() (int, error) { return f.bg.store.CountLive(context.Background()) })
+				}
 				addr, _, err := m.Serve(c.Context(), metricsAddr)
 				if err != nil {
 					return err

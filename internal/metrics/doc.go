@@ -20,7 +20,8 @@
 //     sessions, and the SDK's protocol, host, not_found, other), counted
 //     through mcphttp.Options.OnRefused ([Metrics.OnRefused]).
 //   - runs_live: runs started and not yet ended, read from the front's
-//     store at each scrape ([Metrics.LiveRuns]; limcp's).
+//     store at each scrape ([Metrics.LiveRuns]; limcp's, and a
+//     YAML front's background runs).
 //
 // It uses github.com/prometheus/client_golang, the format's own library:
 // the text format's escaping, histogram buckets and the registry's
