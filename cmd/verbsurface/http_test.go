@@ -97,6 +97,7 @@ func serveHTTPBin(t *testing.T, env []string, args ...string) *httpServer {
 		}
 		select {
 		case err := <-exited:
+			exited <- err // for the cleanup, which waits for the exit too
 			t.Fatalf("the server exited before serving: %v\n%s", err, log)
 		case <-deadline:
 			t.Fatalf("the server never said where it serves:\n%s", log)
