@@ -127,7 +127,7 @@ func (b *backgrounds) start(ctx context.Context, verb string, spec runSpec) (run
 	if err != nil {
 		return runs.Record{}, err
 	}
-	subject := verbsurface.RequestClient(ctx).Subject
+	subject := callerSubject(ctx)
 	if b.liveMax > 0 || b.subjectMax > 0 {
 		b.startMu.Lock()
 		defer b.startMu.Unlock()
@@ -330,6 +330,10 @@ type jobArgError struct{ param, msg string }
 func (e *jobArgError) Error() string { return e.msg }
 func (e *jobArgError) Param() string { return e.param }
 
+// callerSubject is the verified subject of the op's caller, "" when it
+// has none (a test sets one without an HTTP request).
+var callerSubject = func(ctx context.Context) string { return verbsurface.RequestClient(ctx).Subject }
+
 // visible reports whether the caller in ctx may see and act on rec. A
 // caller with a verified subject reaches the runs it started and no
 // other: another subject's run, or one started by a caller with none,
@@ -337,7 +341,7 @@ func (e *jobArgError) Param() string { return e.param }
 // either). A caller without a subject (stdio, a static token: the
 // operator's own) reaches every run.
 func visible(ctx context.Context, rec runs.Record) bool {
-	subject := verbsurface.RequestClient(ctx).Subject
+	subject := callerSubject(ctx)
 	return subject == "" || rec.Subject == subject
 }
 
@@ -396,7 +400,7 @@ const (
 func (b *backgrounds) list(ctx context.Context, call *verbsurface.Call) (any, error) {
 	live, _ := call.Args["live"].(bool)
 	limit := intArg(call.Args, "limit", defaultListLimit)
-	recs, err := b.store.List(ctx, runs.ListOptions{Live: live, Limit: int(limit), Subject: verbsurface.RequestClient(ctx).Subject})
+	recs, err := b.store.List(ctx, runs.ListOptions{Live: live, Limit: int(limit), Subject: callerSubject(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -673,7 +677,7 @@ func (b *backgrounds) limitLive(max, perSubject int, sopts *verbsurface.Options)
 		if b.verbs[op.Verb] == nil {
 			return nil
 		}
-		full, err := b.liveLimitReached(ctx, verbsurface.RequestClient(ctx).Subject)
+		full, err := b.liveLimitReached(ctx, callerSubject(ctx))
 		if err != nil {
 			return fmt.Errorf("the policy limits live runs and they could not be counted (%v); nothing was started", err)
 		}
