@@ -35,11 +35,12 @@ type backgrounds struct {
 	watcher *runs.Watcher
 	exe     string // this binary, re-executed as each run's supervisor
 	env     []string
-	// liveMax is the policy's live_runs (0: none); startMu makes the
-	// count and the new record one step within this server.
-	liveMax int
-	startMu sync.Mutex
-	verbs   map[string]*backgroundVerb
+	// liveMax is the policy's live_runs and subjectMax its
+	// live_runs_per_subject (0: none); startMu makes the count and the
+	// new record one step within this server.
+	liveMax, subjectMax int
+	startMu             sync.Mutex
+	verbs               map[string]*backgroundVerb
 }
 
 // supervisorExe is the binary a run's supervisor runs: this one (a test
@@ -126,18 +127,17 @@ func (b *backgrounds) start(ctx context.Context, verb string, spec runSpec) (run
 	if err != nil {
 		return runs.Record{}, err
 	}
-	if b.liveMax > 0 {
+	subject := callerSubject(ctx)
+	if b.liveMax > 0 || b.subjectMax > 0 {
 		b.startMu.Lock()
 		defer b.startMu.Unlock()
-		n, err := b.store.CountLive(ctx)
-		if err != nil {
+		if full, err := b.liveLimitReached(ctx, subject); err != nil {
 			return runs.Record{}, startError("not started: the live runs could not be counted", err)
-		}
-		if n >= b.liveMax {
-			return runs.Record{}, startError(fmt.Sprintf("not started: the policy allows %d live runs at once and %d are live; wait for one to end (job.wait) and resend", b.liveMax, n), nil)
+		} else if full != "" {
+			return runs.Record{}, startError("not started: "+full+"; wait for one to end (job.wait) and resend", nil)
 		}
 	}
-	rec, err := b.store.Create(ctx, runs.New{Verb: verb, Spec: specJSON})
+	rec, err := b.store.Create(ctx, runs.New{Verb: verb, Spec: specJSON, Subject: subject})
 	if err != nil {
 		return runs.Record{}, startError("not started: the run could not be recorded", err)
 	}
@@ -178,6 +178,9 @@ func (b *backgrounds) Observe(ctx context.Context, ids []string) ([]wait.Observa
 	out := make([]wait.Observation, len(ids))
 	for i, id := range ids {
 		rec, err := b.store.Get(ctx, id)
+		if err == nil && !visible(ctx, rec) {
+			err = runs.ErrNotFound
+		}
 		if errors.Is(err, runs.ErrNotFound) {
 			out[i] = wait.Observation{ID: id, Error: &wait.IDError{Code: wait.CodeUnknownID, Message: fmt.Sprintf("no background run %q", id)}}
 			continue
@@ -275,6 +278,9 @@ type runJSON struct {
 	StdoutBytes    int64      `json:"stdout_bytes"`
 	StderrBytes    int64      `json:"stderr_bytes"`
 	Version        int64      `json:"version"`
+	// Subject is the verified subject that started the run (null when
+	// its caller had none).
+	Subject *string `json:"subject"`
 }
 
 func (b *backgrounds) runJSON(rec runs.Record) runJSON {
@@ -283,6 +289,9 @@ func (b *backgrounds) runJSON(rec runs.Record) runJSON {
 		KillRequested: rec.KillRequested, CreatedAt: rec.CreatedAt, Version: rec.Version}
 	if rec.Signal != "" {
 		j.Signal = &rec.Signal
+	}
+	if rec.Subject != "" {
+		j.Subject = &rec.Subject
 	}
 	if rec.Process.PID > 0 {
 		j.PID = &rec.Process.PID
@@ -321,10 +330,28 @@ type jobArgError struct{ param, msg string }
 func (e *jobArgError) Error() string { return e.msg }
 func (e *jobArgError) Param() string { return e.param }
 
-// get reads run id for a job verb: an unknown id is the caller's mistake,
-// said on the parameter.
+// callerSubject is the verified subject of the op's caller, "" when it
+// has none (a test sets one without an HTTP request).
+var callerSubject = func(ctx context.Context) string { return verbsurface.RequestClient(ctx).Subject }
+
+// visible reports whether the caller in ctx may see and act on rec. A
+// caller with a verified subject reaches the runs it started and no
+// other: another subject's run, or one started by a caller with none,
+// is to it as a run that does not exist (so its existence is not told
+// either). A caller without a subject (stdio, a static token: the
+// operator's own) reaches every run.
+func visible(ctx context.Context, rec runs.Record) bool {
+	subject := callerSubject(ctx)
+	return subject == "" || rec.Subject == subject
+}
+
+// get reads run id for a job verb: an unknown id, or one the caller may
+// not see, is the caller's mistake, said on the parameter.
 func (b *backgrounds) get(ctx context.Context, id string) (runs.Record, error) {
 	rec, err := b.store.Get(ctx, id)
+	if err == nil && !visible(ctx, rec) {
+		err = runs.ErrNotFound
+	}
 	if errors.Is(err, runs.ErrNotFound) {
 		return rec, &jobArgError{param: "id", msg: fmt.Sprintf("no background run %q; job.list lists them", id)}
 	}
@@ -369,11 +396,11 @@ const (
 	maxListLimit     = 500
 )
 
-// list is job.list: the runs, newest first.
+// list is job.list: the runs the caller may see, newest first.
 func (b *backgrounds) list(ctx context.Context, call *verbsurface.Call) (any, error) {
 	live, _ := call.Args["live"].(bool)
 	limit := intArg(call.Args, "limit", defaultListLimit)
-	recs, err := b.store.List(ctx, runs.ListOptions{Live: live, Limit: int(limit)})
+	recs, err := b.store.List(ctx, runs.ListOptions{Live: live, Limit: int(limit), Subject: callerSubject(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -538,6 +565,9 @@ func (b *backgrounds) wait(ctx context.Context, call *verbsurface.Call) (any, er
 			for _, id := range ids.IDs {
 				if !seen[id] {
 					seen[id] = true
+					if rec, err := b.store.Get(ctx, id); err != nil || !visible(ctx, rec) {
+						continue // another's output is not told, not even its size
+					}
 					bytes += fileSize(outputPath(b.dir, id, "stdout")) + fileSize(outputPath(b.dir, id, "stderr"))
 				}
 			}
@@ -628,13 +658,15 @@ func (b *backgrounds) verb(name string, r *dispatch.Runner, command []string, ou
 	return v
 }
 
-// limitLive applies a policy's live_runs to the background runs: an op of
-// a background verb is refused by the surface's policy gate while that
-// many runs are live (a dry run shows it), and the start itself counts
-// again with the new record in one step, so concurrent ops cannot pass
-// one free slot together.
-func (b *backgrounds) limitLive(n int, sopts *verbsurface.Options) {
-	b.liveMax = n
+// limitLive applies a policy's live_runs (max) and live_runs_per_subject
+// (perSubject) to the background runs: an op of a background verb is
+// refused by the surface's policy gate while max runs are live, or while
+// perSubject runs of the caller's verified subject are (a caller without
+// one is held by max only; a dry run shows it), and the start itself
+// counts again with the new record in one step, so concurrent ops cannot
+// pass one free slot together.
+func (b *backgrounds) limitLive(max, perSubject int, sopts *verbsurface.Options) {
+	b.liveMax, b.subjectMax = max, perSubject
 	prev := sopts.Policy
 	sopts.Policy = func(ctx context.Context, op verbsurface.PolicyOp) error {
 		if prev != nil {
@@ -645,13 +677,39 @@ func (b *backgrounds) limitLive(n int, sopts *verbsurface.Options) {
 		if b.verbs[op.Verb] == nil {
 			return nil
 		}
-		live, err := b.store.CountLive(ctx)
+		full, err := b.liveLimitReached(ctx, callerSubject(ctx))
 		if err != nil {
-			return fmt.Errorf("the policy limits live runs to %d and they could not be counted (%v); nothing was started", n, err)
+			return fmt.Errorf("the policy limits live runs and they could not be counted (%v); nothing was started", err)
 		}
-		if live >= n {
-			return fmt.Errorf("the policy allows %d live runs at once and %d are live; nothing was started: wait for one to end (job.wait) and resend", n, live)
+		if full != "" {
+			return fmt.Errorf("%s; nothing was started: wait for one to end (job.wait) and resend", full)
 		}
 		return nil
 	}
+}
+
+// liveLimitReached says which live-run limit a new run of subject would
+// pass, in limcp's words (the caller's own limit named first), or "" when
+// none would. The total is counted for every caller; the subject's runs
+// only for a caller with a subject.
+func (b *backgrounds) liveLimitReached(ctx context.Context, subject string) (string, error) {
+	if b.subjectMax > 0 && subject != "" {
+		n, err := b.store.CountLive(ctx, subject)
+		if err != nil {
+			return "", err
+		}
+		if n >= b.subjectMax {
+			return fmt.Sprintf("the policy allows each caller %d live runs at once and %d of %s's are live", b.subjectMax, n, subject), nil
+		}
+	}
+	if b.liveMax > 0 {
+		n, err := b.store.CountLive(ctx, "")
+		if err != nil {
+			return "", err
+		}
+		if n >= b.liveMax {
+			return fmt.Sprintf("the policy allows %d live runs at once and %d are live", b.liveMax, n), nil
+		}
+	}
+	return "", nil
 }

@@ -27,7 +27,7 @@ func BenchmarkBackgroundStart(b *testing.B) {
 	b.StopTimer()
 	// Let the runs end before the next benchmark measures.
 	for {
-		if n, _ := f.bg.store.CountLive(context.Background()); n == 0 {
+		if n, _ := f.bg.store.CountLive(context.Background(), ""); n == 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

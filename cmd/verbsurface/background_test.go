@@ -192,7 +192,7 @@ func TestBackgroundLiveRunsLimit(t *testing.T) {
 	if code(r) != "policy_refused" {
 		t.Fatalf("second live run: %v", r)
 	}
-	if n, _ := f.bg.store.CountLive(context.Background()); n != 1 {
+	if n, _ := f.bg.store.CountLive(context.Background(), ""); n != 1 {
 		t.Fatalf("%d live runs, want 1", n)
 	}
 	if k := f.op(t, `{"op":"job.kill","args":{"id":"`+id+`","grace":"1s"}}`); k["ok"] != true {

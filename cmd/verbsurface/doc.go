@@ -31,9 +31,9 @@
 // whose command starts runs, a scheduler's tick, says spawns: true, and
 // each of its ops takes a token of the spawn rate); the roots under which
 // callers may name files; a policy file (package policy: allow, ask or
-// deny per verb and argument, loaded against the live verbs at start; limits.live_runs is refused, since only
-// limcp's server can count a CLI's live runs, unless the front has background verbs,
-// whose runs it counts itself); and, for a CLI with
+// deny per verb and argument, loaded against the live verbs at start; limits.live_runs and
+// limits.live_runs_per_subject are refused, since only limcp's server can count a CLI's live runs,
+// unless the front has background verbs, whose runs it counts itself, by the subject each records); and, for a CLI with
 // background runs, wait: and kill: (job.wait over package wait and the
 // CLI's observe command, job.kill over package kill and the CLI's own
 // kill: the keys are documented on WaitConfig and KillConfig).

@@ -415,9 +415,10 @@ func firstLine(s string) string {
 // surface would offer, as limcp mcp --policy does, and makes it the
 // surface's decider; its runs_per_minute tightens the spawn rate. A file
 // that names a verb or parameter the surface does not have is a start
-// error: a policy that no longer matches must fail loudly. live_runs
-// limits the front's own background runs, which it counts in its store;
-// without background verbs it is refused: counting a CLI's live runs
+// error: a policy that no longer matches must fail loudly. live_runs and
+// live_runs_per_subject limit the front's own background runs, which it
+// counts in its store (by the subject each run records); without
+// background verbs they are refused: counting a CLI's live runs
 // needs a way to ask it that only limcp's server has.
 func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options, bg *backgrounds) error {
 	probe, err := verbsurface.New(reg, &*sopts)
@@ -428,13 +429,16 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 	if err != nil {
 		return &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
 	}
-	if n := pol.Limits.LiveRuns; n > 0 && bg != nil {
-		bg.limitLive(n, sopts) // the front counts its own background runs
-	} else if n > 0 {
-		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs needs a count of the CLI's live runs, which this front keeps only for background verbs; remove it", c.Policy)}
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"live_runs", pol.Limits.LiveRuns}, {"live_runs_per_subject", pol.Limits.SubjectLiveRuns}} {
+		if l.n > 0 && bg == nil {
+			return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.%s needs a count of the CLI's live runs, which this front keeps only for background verbs; remove it", c.Policy, l.key)}
+		}
 	}
-	if pol.Limits.SubjectLiveRuns > 0 {
-		return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.live_runs_per_subject is not counted by this front; remove it", c.Policy)}
+	if pol.Limits.LiveRuns > 0 || pol.Limits.SubjectLiveRuns > 0 {
+		bg.limitLive(pol.Limits.LiveRuns, pol.Limits.SubjectLiveRuns, sopts) // the front counts its own background runs
 	}
 	if err := c.checkPolicyClaims(pol.Claims()); err != nil {
 		return err

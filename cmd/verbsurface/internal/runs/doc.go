@@ -9,7 +9,8 @@
 // front's own shape), its status, phase, reason code and outcome, the
 // process identity of the run (pid and start time; the run leads its own
 // process group, so its group id is its pid) and of the supervisor that
-// records its end, timestamps, and a version.
+// records its end, timestamps, a version, and the verified subject of the
+// caller that started it (empty for a caller with none).
 //
 // # Transitions
 //
@@ -35,7 +36,9 @@
 // state directory, created private: the directory 0700, the files 0600.
 // The [Store] interface is small so that the replicas of one front can
 // later share a store in a database server; nothing outside this package
-// knows it is SQLite.
+// knows it is SQLite. A store an older server created is brought up to
+// the schema when opened (a column added later is added with the value
+// older rows mean).
 //
 // # Change signal
 //

@@ -99,6 +99,9 @@ type Record struct {
 	Version       int64
 	// Spec is what to run, in the front's own shape.
 	Spec json.RawMessage
+	// Subject is the verified subject of the caller that started the
+	// run ("" when none: stdio, a static token).
+	Subject string
 }
 
 // Terminal reports whether the record's status is terminal: its end is

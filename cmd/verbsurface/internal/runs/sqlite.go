@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	started_at       INTEGER NOT NULL DEFAULT 0,
 	ended_at         INTEGER NOT NULL DEFAULT 0,
 	version          INTEGER NOT NULL,
-	spec             TEXT NOT NULL
+	spec             TEXT NOT NULL,
+	subject          TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at, id);
 CREATE INDEX IF NOT EXISTS runs_status ON runs(status);
@@ -128,6 +129,9 @@ func (s *SQLite) initialize(ctx context.Context) error {
 			_, err = s.db.ExecContext(ctx, schema)
 		}
 		if err == nil {
+			err = s.migrate(ctx)
+		}
+		if err == nil {
 			return nil
 		}
 		if !busy(err) || time.Now().Add(pause).After(deadline) {
@@ -139,6 +143,32 @@ func (s *SQLite) initialize(ctx context.Context) error {
 		case <-time.After(pause):
 		}
 	}
+}
+
+// migrate brings a store created by an older server up to the schema: a
+// column added later is added, with the default every older row means
+// (a run's subject: none recorded). It runs in one immediate
+// transaction, so two processes opening the store at once cannot both
+// add the column.
+func (s *SQLite) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'subject'").Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE runs ADD COLUMN subject TEXT NOT NULL DEFAULT ''"); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS runs_subject ON runs(subject, status)"); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func busy(err error) bool {
@@ -205,8 +235,8 @@ func (s *SQLite) Create(ctx context.Context, n New) (Record, error) {
 	if len(spec) == 0 {
 		spec = []byte("{}")
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, verb, status, phase, phase_entered_at, outcome, created_at, updated_at, version, spec)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`, id, n.Verb, StatusPreparing, PhasePreparing, now, OutcomeNone, now, now, string(spec))
+	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, verb, status, phase, phase_entered_at, outcome, created_at, updated_at, version, spec, subject)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`, id, n.Verb, StatusPreparing, PhasePreparing, now, OutcomeNone, now, now, string(spec), n.Subject)
 	if err != nil {
 		return Record{}, fmt.Errorf("runs: creating a run of %s: %w", n.Verb, err)
 	}
@@ -214,7 +244,7 @@ func (s *SQLite) Create(ctx context.Context, n New) (Record, error) {
 }
 
 const columns = `id, verb, status, phase, phase_entered_at, reason_code, outcome, exit_code, signal, pid, start_time,
-	sup_pid, sup_start_time, kill_requested, created_at, updated_at, started_at, ended_at, version, spec`
+	sup_pid, sup_start_time, kill_requested, created_at, updated_at, started_at, ended_at, version, spec, subject`
 
 type scanner interface{ Scan(...any) error }
 
@@ -225,7 +255,7 @@ func scan(row scanner) (Record, error) {
 	var start, supStart int64
 	var spec string
 	err := row.Scan(&r.ID, &r.Verb, &r.Status, &r.Phase, &entered, &r.ReasonCode, &r.Outcome, &exit, &r.Signal,
-		&r.Process.PID, &start, &r.Supervisor.PID, &supStart, &r.KillRequested, &created, &updated, &started, &ended, &r.Version, &spec)
+		&r.Process.PID, &start, &r.Supervisor.PID, &supStart, &r.KillRequested, &created, &updated, &started, &ended, &r.Version, &spec, &r.Subject)
 	if err != nil {
 		return Record{}, err
 	}
@@ -260,15 +290,15 @@ func (s *SQLite) Get(ctx context.Context, id string) (Record, error) { return ge
 
 // List returns runs, newest first.
 func (s *SQLite) List(ctx context.Context, o ListOptions) ([]Record, error) {
-	q := "SELECT " + columns + " FROM runs"
+	q := "SELECT " + columns + " FROM runs WHERE (? = '' OR subject = ?)"
 	if o.Live {
-		q += " WHERE status IN ('preparing', 'running')"
+		q += " AND status IN ('preparing', 'running')"
 	}
 	q += " ORDER BY created_at DESC, id DESC"
 	if o.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", o.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q)
+	rows, err := s.db.QueryContext(ctx, q, o.Subject, o.Subject)
 	if err != nil {
 		return nil, fmt.Errorf("runs: listing: %w", err)
 	}
@@ -284,10 +314,12 @@ func (s *SQLite) List(ctx context.Context, o ListOptions) ([]Record, error) {
 	return out, rows.Err()
 }
 
-// CountLive counts the runs that have not ended.
-func (s *SQLite) CountLive(ctx context.Context) (int, error) {
+// CountLive counts the runs that have not ended: all of them when subject
+// is empty, else those of subject.
+func (s *SQLite) CountLive(ctx context.Context, subject string) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE status IN ('preparing', 'running')").Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE (? = '' OR subject = ?) AND status IN ('preparing', 'running')",
+		subject, subject).Scan(&n); err != nil {
 		return 0, fmt.Errorf("runs: counting live runs: %w", err)
 	}
 	return n, nil

@@ -49,6 +49,9 @@ type Change struct {
 type New struct {
 	Verb string
 	Spec []byte // what to run, JSON
+	// Subject is the verified subject of the caller that started the
+	// run; empty when the caller has none (stdio, a static token).
+	Subject string
 }
 
 // ListOptions bound [Store.List].
@@ -57,6 +60,8 @@ type ListOptions struct {
 	Live bool
 	// Limit caps the runs listed, newest first (0: no cap).
 	Limit int
+	// Subject lists only the runs of that subject (empty: every run).
+	Subject string
 }
 
 // Store is a lifecycle store of runs. Implementations are safe for
@@ -68,8 +73,9 @@ type Store interface {
 	Get(ctx context.Context, id string) (Record, error)
 	// List returns runs, newest first.
 	List(ctx context.Context, o ListOptions) ([]Record, error)
-	// CountLive counts the runs that have not ended.
-	CountLive(ctx context.Context) (int, error)
+	// CountLive counts the runs that have not ended: all of them when
+	// subject is empty, else those of subject.
+	CountLive(ctx context.Context, subject string) (int, error)
 	// Transition applies c (see the package documentation for the rules
 	// and their order) and returns the record as written.
 	Transition(ctx context.Context, c Change) (Record, error)

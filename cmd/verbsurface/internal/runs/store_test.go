@@ -180,7 +180,7 @@ func TestConcurrentWritersOneWinner(t *testing.T) {
 			t.Errorf("run %s: audit has %d rows, want 2", id, len(audit))
 		}
 	}
-	if n, err := b.CountLive(ctx); err != nil || n != 0 {
+	if n, err := b.CountLive(ctx, ""); err != nil || n != 0 {
 		t.Fatalf("live = %d, %v", n, err)
 	}
 }
