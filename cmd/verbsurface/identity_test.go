@@ -204,14 +204,34 @@ func TestIdentityConfigRefusals(t *testing.T) {
 	}
 }
 
-// TestIdentityClaimsBesideIntrospection: oauth.claims beside introspection
-// is refused at start, since an introspected token's claims are not read
-// yet and a rule on one would silently never hold.
+// An opaque token's named claims come from the issuer's introspection
+// answer: through serve with introspection, a caller whose opaque token
+// carries groups gets the policy outcome and the run environment its
+// groups give, as a JWT caller does.
 func TestIdentityClaimsBesideIntrospection(t *testing.T) {
-	config := writeIdentityConfig(t, "https://id.example")
-	stderr := startRefused(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0",
-		"--oauth-introspection-client-id", "srv", "--oauth-introspection-secret-file", filepath.Join(filepath.Dir(config), "secret"))
-	if !strings.Contains(stderr, "oauth.claims is not read from introspected (opaque) tokens yet") {
-		t.Errorf("stderr %q; want the refusal of claims beside introspection", stderr)
+	p := oauthtest.Start(t)
+	p.AddClient(oauthtest.Client{ID: "srv", Secret: "rs"})
+	p.AddClient(oauthtest.Client{ID: "alice", Secret: "s-alice", Audience: []string{oauthAudience}, Opaque: true, Claims: map[string]any{"groups": []string{"oncall"}}})
+	p.AddClient(oauthtest.Client{ID: "bob", Secret: "s-bob", Audience: []string{oauthAudience}, Opaque: true, Claims: map[string]any{"groups": []string{"dev"}}})
+	config := writeIdentityConfig(t, p.Issuer)
+	secret := filepath.Join(filepath.Dir(config), "secret")
+	if err := os.WriteFile(secret, []byte("rs\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveHTTPBin(t, vsEnv(t, t.TempDir()), "-c", config, "--http", "127.0.0.1:0",
+		"--oauth-introspection-client-id", "srv", "--oauth-introspection-secret-file", secret)
+	alice := p.Token(t, "alice", "verbsurface:write")
+	if strings.Count(alice, ".") == 2 {
+		t.Fatal("the provider issued a JWT, not an opaque token")
+	}
+	r := httpClient(t, srv.url, alice).call(`{"ops":[{"op":"show.write","args":{"note":"x"}}]}`)
+	res := r["results"].([]any)[0].(map[string]any)
+	out, _ := res["result"].(map[string]any)["output"].(string)
+	if res["ok"] != true || !strings.Contains(out, "\nRUN_GROUPS=oncall\n") {
+		t.Errorf("alice (oncall, opaque token) show.write: %v; want it run with RUN_GROUPS=oncall", res)
+	}
+	r = httpClient(t, srv.url, p.Token(t, "bob", "verbsurface:write")).call(`{"ops":[{"op":"show.write","args":{"note":"x"}}]}`)
+	if res := r["results"].([]any)[0].(map[string]any); code(res) != "policy_refused" {
+		t.Errorf("bob (dev, opaque token) show.write: %v; want policy_refused", res)
 	}
 }

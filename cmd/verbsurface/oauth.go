@@ -137,11 +137,6 @@ func serveOAuth(ctx context.Context, f *front, server *mcp.Server, hf *httpFlags
 		return fmt.Errorf("serve --http %s: OAuth is configured and so is a bearer token ($%s, --token-file or --insecure-no-auth): choose one", hf.addr, tokenEnv)
 	}
 	cfg := &oauth.Config{Issuer: oc.Issuer, Audience: oc.Audience, Scopes: f.surface.ScopesSupported(oc.Scopes), Claims: oc.Claims}
-	if oc.Introspection != nil && len(oc.Claims) > 0 {
-		// An introspected token's claims are not read yet: a rule on a
-		// claim would silently never hold for its caller.
-		return fmt.Errorf("serve --http %s: oauth.claims is not read from introspected (opaque) tokens yet; drop oauth.claims or oauth.introspection", hf.addr)
-	}
 	if oc.Introspection != nil {
 		creds, err := oc.Introspection.credentials()
 		if err != nil {

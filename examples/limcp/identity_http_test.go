@@ -40,10 +40,6 @@ rules:
 	if bad := e.fail("invalid_argument", "mcp", "--http", "127.0.0.1:0", "--policy", pol, "--oauth-issuer", p.Issuer, "--oauth-audience", aud); !strings.Contains(bad.Error.Message, `claim "groups", which no --oauth-claim names`) {
 		t.Errorf("a policy on a claim no flag names: %s", bad.Error.Message)
 	}
-	if bad := e.fail("invalid_argument", "mcp", "--http", "127.0.0.1:0", "--oauth-issuer", p.Issuer, "--oauth-audience", aud, "--oauth-claim", "groups",
-		"--oauth-introspection-client-id", "srv", "--oauth-introspection-secret-file", filepath.Join(t.TempDir(), "secret")); !strings.Contains(bad.Error.Message, "not read from introspected (opaque) tokens yet") {
-		t.Errorf("claims beside introspection: %s", bad.Error.Message)
-	}
 	srv := e.startHTTPServer("", "--oauth-issuer", p.Issuer, "--oauth-audience", aud, "--oauth-claim", "groups",
 		"--oauth-class-scope", "control=limcp:write", "--policy", pol)
 	aliceToken := p.Token(t, "alice", "limcp:read")

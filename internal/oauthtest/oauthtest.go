@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -298,6 +299,9 @@ func (s *store) SetIntrospectionFromToken(_ context.Context, r *oidc.Introspecti
 	}
 	r.Subject, r.ClientID, r.Scope, r.Audience = t.subject, t.clientID, t.scopes, t.audience
 	r.Issuer, r.TokenType, r.JWTID = s.issuer, oidc.BearerToken, tokenID
+	if more := s.clients[t.clientID].Claims; len(more) > 0 {
+		r.Claims = maps.Clone(more) // as the client's JWTs carry them
+	}
 	r.IssuedAt, r.NotBefore, r.Expiration = oidc.FromTime(t.iat), oidc.FromTime(t.nbf), oidc.FromTime(t.exp)
 	return nil
 }

@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,5 +50,35 @@ func TestNamedClaims(t *testing.T) {
 	}
 	if _, ok := info.Extra[oauth.ClaimsKey]; ok {
 		t.Errorf("no claims named, yet Extra holds %v", info.Extra[oauth.ClaimsKey])
+	}
+}
+
+// An opaque token's named claims come from the issuer's introspection
+// answer, as a JWT's come from the token: the same values, and a cached
+// answer's claims cannot be changed through a copy handed out.
+func TestNamedClaimsIntrospected(t *testing.T) {
+	p := oauthtest.Start(t)
+	p.AddClient(oauthtest.Client{ID: "mcp", Secret: "rs"})
+	p.AddClient(oauthtest.Client{ID: "alice", Secret: "s", Audience: []string{audience}, Opaque: true,
+		Claims: map[string]any{"groups": []string{"oncall", "dev"}, "role": "admin"}})
+	tok := p.Token(t, "alice")
+	if strings.Count(tok, ".") == 2 {
+		t.Fatal("the provider issued a JWT, not an opaque token")
+	}
+	v, err := oauth.New(context.Background(), &oauth.Config{Issuer: p.Issuer, Audience: audience, Claims: []string{"groups", "role"},
+		Introspection: &oauth.Credentials{ClientID: "mcp", Secret: "rs"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"groups": {"oncall", "dev"}, "role": {"admin"}}
+	for i := range 2 { // the second answer is the cache's
+		info, err := v.Verify(context.Background(), tok, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, info.Extra[oauth.ClaimsKey]); diff != "" {
+			t.Errorf("verify %d: claims (-want +got):\n%s", i+1, diff)
+		}
+		info.Extra[oauth.ClaimsKey].(map[string][]string)["groups"][0] = "changed"
 	}
 }

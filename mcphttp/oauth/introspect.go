@@ -103,14 +103,27 @@ func (in *introspector) verify(ctx context.Context, token string) (*auth.TokenIn
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: introspection: %w", ErrUnavailable, ctx.Err())
 	}
-	var r introspection
+	var raw json.RawMessage
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	if err := postForm(ctx, in.cfg.Client, in.endpoint, *in.cfg.Introspection, form, &r); err != nil {
+	if err := postForm(ctx, in.cfg.Client, in.endpoint, *in.cfg.Introspection, form, &raw); err != nil {
 		return nil, fmt.Errorf("%w: introspection: %w", ErrUnavailable, err)
+	}
+	var r introspection
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%w: introspection: the answer is not an RFC 7662 object: %w", ErrUnavailable, err)
 	}
 	info, err := in.judge(&r)
 	if err != nil {
 		return nil, err
+	}
+	if len(in.cfg.Claims) > 0 {
+		// The claims the operator names, from the same answer, read as a
+		// JWT's are (RFC 7662 section 2.2 lets an issuer add any).
+		var all map[string]any
+		if err := json.Unmarshal(raw, &all); err != nil {
+			return nil, fmt.Errorf("%w: introspection: the answer is not an RFC 7662 object: %w", ErrUnavailable, err)
+		}
+		info.Extra[ClaimsKey] = namedClaims(all, in.cfg.Claims)
 	}
 	now := in.cfg.Now()
 	until := now.Add(in.cfg.CacheTTL)
@@ -167,5 +180,12 @@ func cloneInfo(info *auth.TokenInfo) *auth.TokenInfo {
 	c := *info
 	c.Scopes = slices.Clone(info.Scopes)
 	c.Extra = maps.Clone(info.Extra)
+	if claims, ok := info.Extra[ClaimsKey].(map[string][]string); ok {
+		cp := make(map[string][]string, len(claims))
+		for k, v := range claims {
+			cp[k] = slices.Clone(v)
+		}
+		c.Extra[ClaimsKey] = cp
+	}
 	return &c
 }

@@ -89,11 +89,6 @@ func (f *oauthFlags) check(httpAddr, tokenFile string, insecureNoAuth bool, hopt
 	case (f.introID == "") != (f.introSecretAt == ""):
 		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-introspection-client-id"},
 			"OAuth introspection needs both --oauth-introspection-client-id and --oauth-introspection-secret-file")
-	case f.introID != "" && f.claims != nil:
-		// An introspected token's claims are not read yet: a rule on a
-		// claim would silently never hold for its caller.
-		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-claim"},
-			"--oauth-claim is not read from introspected (opaque) tokens yet; drop it or --oauth-introspection-client-id")
 	case hopts.Token != "" || tokenFile != "" || insecureNoAuth:
 		return false, machine.Errorf(machine.InvalidArgument, map[string]any{"argument": "oauth-issuer"},
 			"OAuth is configured and so is a bearer token ($%s, --token-file or --insecure-no-auth): choose one", server.TokenEnv)
