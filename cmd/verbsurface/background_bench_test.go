@@ -27,7 +27,7 @@ func BenchmarkBackgroundStart(b *testing.B) {
 	b.StopTimer()
 	// Let the runs end before the next benchmark measures.
 	for {
-		if n, _ := f.bg.store.CountLive(context.Background(), ""); n == 0 {
+		if n, _ := f.bg.CountLive(context.Background()); n == 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -51,6 +51,7 @@ func BenchmarkForegroundOp(b *testing.B) {
 // `go test -run '^$' -bench BackgroundWake -benchtime 20x ./cmd/verbsurface`.
 func BenchmarkBackgroundWake(b *testing.B) {
 	f := bgFront(b, "policy: policy.yaml\n", "policy.yaml", benchPolicy)
+	st := bgStore(b, f)
 	var lat []time.Duration
 	for range b.N {
 		id := f.startRun(b, "sleep 0.2")
@@ -59,7 +60,7 @@ func BenchmarkBackgroundWake(b *testing.B) {
 		if res, _ := r["result"].(map[string]any); res == nil || res["all_terminal"] != true {
 			b.Fatalf("wait: %v", r)
 		}
-		rec, err := f.bg.store.Get(context.Background(), id)
+		rec, err := st.Get(context.Background(), id)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,14 +3,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/verbsurface/verbsurface/cmd/verbsurface/internal/runs"
 	"github.com/verbsurface/verbsurface/internal/oauthtest"
 )
 
@@ -154,50 +151,5 @@ func TestLiveRunLimitsNeedBackgroundVerbs(t *testing.T) {
 				t.Fatalf("err = %v; want %q", err, want)
 			}
 		})
-	}
-}
-
-// testSubject is the context key of the subject a test gives a start.
-type testSubject struct{}
-
-// Concurrent starts of one subject that all passed the policy gate still
-// pass its free slot once: the start counts the subject's live runs and
-// records the new one in one step. The losers start nothing and name the
-// limit.
-func TestBackgroundStartCountsSubjectWithRecord(t *testing.T) {
-	prev := callerSubject
-	callerSubject = func(ctx context.Context) string { s, _ := ctx.Value(testSubject{}).(string); return s }
-	t.Cleanup(func() { callerSubject = prev })
-	f := bgFront(t, "policy: policy.yaml\n", "policy.yaml", "version: 1\ndefault: allow\nlimits: {live_runs_per_subject: 1}\n")
-	v := f.bg.verbs["sh.run"]
-	ctx := context.WithValue(context.Background(), testSubject{}, "alice")
-	const n = 8
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = v.Run(ctx, []string{"-c", "sleep 300"})
-		}()
-	}
-	wg.Wait()
-	// Bob has a slot of his own; a caller with none is not held by it.
-	_, bobErr := v.Run(context.WithValue(context.Background(), testSubject{}, "bob"), []string{"-c", "sleep 300"})
-	_, anonErr := v.Run(context.Background(), []string{"-c", "sleep 300"})
-	live, _ := f.bg.store.List(context.Background(), runs.ListOptions{Live: true})
-	for _, r := range live {
-		f.op(t, `{"op":"job.kill","args":{"id":"`+r.ID+`","grace":"1s"}}`)
-	}
-	ok := 0
-	for _, err := range errs {
-		if err == nil {
-			ok++
-		} else if !strings.Contains(err.Error(), "each caller 1 live runs at once and 1 of alice's are live") {
-			t.Errorf("a refused start: %v; want it to name alice's limit", err)
-		}
-	}
-	if ok != 1 || bobErr != nil || anonErr != nil || len(live) != 3 {
-		t.Fatalf("%d of %d concurrent starts of alice ran, bob's: %v, one without a subject: %v, %d live; want 1, nil, nil, 3", ok, n, bobErr, anonErr, len(live))
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/verbsurface/verbsurface/cmd/verbsurface/internal/runs"
 	"github.com/verbsurface/verbsurface/internal/procid"
+	"github.com/verbsurface/verbsurface/internal/runs"
 	"github.com/verbsurface/verbsurface/wait"
 )
 
@@ -52,6 +52,24 @@ func bgFront(t testing.TB, extra string, files ...string) *front {
 	t.Cleanup(func() { f.bg.Close() })
 	settleRuns(t, frontRunsDir(state, cfg.Name))
 	return f
+}
+
+// groupMembers is the number of live processes in group pgid.
+func groupMembers(pgid int) int {
+	sizes, _ := procid.GroupSizes()
+	return sizes[pgid]
+}
+
+// bgStore opens the store of f's background runs, as a supervisor does,
+// closed when the test ends.
+func bgStore(t testing.TB, f *front) runs.Store {
+	t.Helper()
+	st, err := runs.Open(context.Background(), f.bg.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // handle answers one request through the front's surface.
@@ -132,8 +150,9 @@ func (f *front) op(t testing.TB, op string) map[string]any {
 // started waits (through job.status) until run id has recorded its start.
 func (f *front) started(t *testing.T, id string) runs.Record {
 	t.Helper()
+	st := bgStore(t, f)
 	for range 600 {
-		rec, err := f.bg.store.Get(context.Background(), id)
+		rec, err := st.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,8 +170,9 @@ func (f *front) started(t *testing.T, id string) runs.Record {
 // nothing; the spawn limit counts it.
 func TestBackgroundGates(t *testing.T) {
 	f := bgFront(t, "policy: policy.yaml\n", "policy.yaml", "version: 1\ndefault: allow\nlimits: {runs_per_minute: 1}\n")
+	st := bgStore(t, f)
 	count := func() int {
-		n, err := f.bg.store.List(context.Background(), runs.ListOptions{})
+		n, err := st.List(context.Background(), runs.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +212,7 @@ func TestBackgroundLiveRunsLimit(t *testing.T) {
 	if code(r) != "policy_refused" {
 		t.Fatalf("second live run: %v", r)
 	}
-	if n, _ := f.bg.store.CountLive(context.Background(), ""); n != 1 {
+	if n, _ := f.bg.CountLive(context.Background()); n != 1 {
 		t.Fatalf("%d live runs, want 1", n)
 	}
 	if k := f.op(t, `{"op":"job.kill","args":{"id":"`+id+`","grace":"1s"}}`); k["ok"] != true {
@@ -213,12 +233,12 @@ func TestBackgroundKillLeavesNoProcess(t *testing.T) {
 	rec := f.started(t, id)
 	// Both children are in the run's group before the kill.
 	for range 200 {
-		if members(rec.Process.PID) >= 3 {
+		if groupMembers(rec.Process.PID) >= 3 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := members(rec.Process.PID); n < 3 {
+	if n := groupMembers(rec.Process.PID); n < 3 {
 		t.Fatalf("the run's group has %d members, want the shell and two sleeps", n)
 	}
 	k := f.op(t, `{"op":"job.kill","args":{"id":"`+id+`","grace":"2s"}}`)
@@ -226,7 +246,7 @@ func TestBackgroundKillLeavesNoProcess(t *testing.T) {
 	if k["ok"] != true || res["signalled"] != true {
 		t.Fatalf("kill: %v", k)
 	}
-	if n := members(rec.Process.PID); n != 0 {
+	if n := groupMembers(rec.Process.PID); n != 0 {
 		t.Fatalf("%d processes of the run's group survived the kill", n)
 	}
 	w := f.op(t, `{"op":"job.wait","args":{"ids":["`+id+`"],"max_wait_seconds":30}}`)
@@ -330,7 +350,7 @@ func TestBackgroundVanishedRunReapedOnce(t *testing.T) {
 	if !sawStopped {
 		t.Fatal("no observer reported the vanished run stopped_without_end")
 	}
-	audit, err := f.bg.store.(*runs.SQLite).Audit(context.Background(), id)
+	audit, err := bgStore(t, f).(*runs.SQLite).Audit(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +402,7 @@ func TestBackgroundJobVerbsRefuseBadInput(t *testing.T) {
 			}
 		})
 	}
-	if n, _ := f.bg.store.List(context.Background(), runs.ListOptions{}); len(n) != 0 {
+	if n, _ := bgStore(t, f).List(context.Background(), runs.ListOptions{}); len(n) != 0 {
 		t.Fatalf("bad input recorded %d runs", len(n))
 	}
 }

@@ -49,9 +49,9 @@
 // parameter). A spawn verb may say background: true: its op starts the
 // command detached under a supervisor (this binary, re-executed as the
 // hidden __supervise-run) and answers at once with a run id, and the front
-// keeps the runs' lifecycle in its state directory (package
-// cmd/verbsurface/internal/runs) and offers job.status, job.list,
-// job.output, job.wait and job.kill for them (background*.go). Every key
+// keeps the runs' lifecycle in its state directory and offers job.status,
+// job.list, job.output, job.wait and job.kill for them (package
+// background; background.go opens it). Every key
 // is documented in docs/fronting.md.
 //
 // # Output

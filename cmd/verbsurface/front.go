@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verbsurface/verbsurface/background"
 	"github.com/verbsurface/verbsurface/dispatch"
 	"github.com/verbsurface/verbsurface/internal/tied"
 	"github.com/verbsurface/verbsurface/kill"
@@ -36,7 +37,7 @@ type front struct {
 	surface     *verbsurface.Surface
 	roots       []string // the configuration's roots, resolved
 	// bg holds the background runs when a verb is marked background.
-	bg *backgrounds
+	bg *background.Runs
 	// exchange hands runs a token exchanged for the caller's (oauth:
 	// exchange:); nil when none is configured.
 	exchange *exchangeSeam
@@ -151,15 +152,15 @@ func newFront(cfg *Config) (*front, error) {
 			if v.Runner != nil {
 				r = v.Runner.(*dispatch.Runner)
 			}
-			out, okExit := cfg.outputOf(i)
-			v.Runner = f.bg.verb(vc.Name, r, command, out, okExit)
+			_, okExit := cfg.outputOf(i)
+			v.Runner = f.bg.Verb(vc.Name, r, command, okExit)
 		}
 		if err := reg.Register(v); err != nil {
 			return nil, cfg.verbError(i, err)
 		}
 	}
 	if f.bg != nil {
-		if err := f.bg.registerJobVerbs(reg); err != nil {
+		if err := f.bg.RegisterJobVerbs(reg); err != nil {
 			return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
 		}
 	}
@@ -186,7 +187,7 @@ func newFront(cfg *Config) (*front, error) {
 	}
 	served := f.source // the program's tree, and the job verbs' commands when it has background verbs
 	if f.bg != nil {
-		served = withJobCommands(f.source)
+		served = f.bg.TreeSource(f.source)
 	}
 	sopts := verbsurface.Options{
 		Source:      scrubbedSource(served, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
@@ -202,7 +203,7 @@ func newFront(cfg *Config) (*front, error) {
 		HelpBudget:     cfg.HelpBudget,
 	}
 	if f.bg != nil {
-		sopts.Private = append(sopts.Private, filepath.Dir(f.bg.dir))
+		sopts.Private = append(sopts.Private, filepath.Dir(f.bg.Dir()))
 	}
 	if err := cfg.identityOptions(&sopts); err != nil {
 		return nil, err
@@ -420,7 +421,7 @@ func firstLine(s string) string {
 // counts in its store (by the subject each run records); without
 // background verbs they are refused: counting a CLI's live runs
 // needs a way to ask it that only limcp's server has.
-func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options, bg *backgrounds) error {
+func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options, bg *background.Runs) error {
 	probe, err := verbsurface.New(reg, &*sopts)
 	if err != nil {
 		return &ConfigError{File: c.file, Msg: err.Error()}
@@ -438,7 +439,7 @@ func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Optio
 		}
 	}
 	if pol.Limits.LiveRuns > 0 || pol.Limits.SubjectLiveRuns > 0 {
-		bg.limitLive(pol.Limits.LiveRuns, pol.Limits.SubjectLiveRuns, sopts) // the front counts its own background runs
+		bg.LimitLive(pol.Limits.LiveRuns, pol.Limits.SubjectLiveRuns, sopts) // the front counts its own background runs
 	}
 	if err := c.checkPolicyClaims(pol.Claims()); err != nil {
 		return err

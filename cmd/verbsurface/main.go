@@ -160,7 +160,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				if f.bg != nil {
 					// The front keeps its background runs' lifecycle, so it
 					// can say how many are live, as limcp does.
-					m.LiveRuns(func() (int, error) { return f.bg.store.CountLive(context.Background(), "") })
+					m.LiveRuns(func() (int, error) { return f.bg.CountLive(context.Background()) })
 				}
 				addr, _, err := m.Serve(c.Context(), metricsAddr)
 				if err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package background
 
 import (
 	"context"
@@ -69,11 +69,11 @@ var jobCommands = func() *projector.Tree {
 	return t
 }()
 
-// withJobCommands is source with the job verbs' commands added to its
+// TreeSource is source with the job verbs' commands added to its
 // tree. It refuses a program that has a command of the same name.
 // The tree with the commands added is kept while the source's tree is
 // the same, so a request does not copy it.
-func withJobCommands(source verbsurface.TreeSource) verbsurface.TreeSource {
+func (b *Runs) TreeSource(source verbsurface.TreeSource) verbsurface.TreeSource {
 	var mu sync.Mutex
 	var in, out *projector.Tree
 	return func(ctx context.Context) (*projector.Tree, error) {
@@ -101,8 +101,10 @@ func withJobCommands(source verbsurface.TreeSource) verbsurface.TreeSource {
 	}
 }
 
-// registerJobVerbs registers the job verbs of b's runs.
-func (b *backgrounds) registerJobVerbs(reg *verbsurface.Registry) error {
+// RegisterJobVerbs registers the job verbs of b's runs: job.status,
+// job.list, job.output, job.wait and job.kill. The surface's tree must
+// have their commands: serve it from [Runs.TreeSource].
+func (b *Runs) RegisterJobVerbs(reg *verbsurface.Registry) error {
 	handlers := map[string]verbsurface.Handler{
 		"job.status": b.status, "job.list": b.list, "job.output": b.output, "job.wait": b.wait, "job.kill": b.kill,
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package background
 
 import (
 	"context"
@@ -19,15 +19,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/verbsurface/verbsurface/cmd/verbsurface/internal/runs"
 	"github.com/verbsurface/verbsurface/internal/procid"
+	"github.com/verbsurface/verbsurface/internal/runs"
 	"github.com/verbsurface/verbsurface/kill"
 )
-
-// superviseCmd is the name of the hidden subcommand a background run's
-// supervisor runs: `verbsurface __supervise-run DIR ID`.
-const superviseCmd = "__supervise-run"
 
 // runSpec is what a background run runs, as its record keeps it. The
 // environment is not in it: the supervisor is started with the run's
@@ -59,29 +54,24 @@ func outputPath(dir, id, stream string) string {
 	return filepath.Join(dir, "out", id+"."+stream)
 }
 
-func newSuperviseCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:    superviseCmd + " DIR ID",
-		Short:  "supervise one background run (started by serve; not for use by hand)",
-		Hidden: true,
-		Args:   cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			// The supervisor must outlive the server, its terminal and its
-			// client: it is in a session of its own, and interrupts,
-			// hangups and SIGTERM are not for it (a run is stopped with
-			// job.kill, which signals the run's group, and the supervisor
-			// then records the end). They are caught and dropped rather
-			// than ignored: an ignored signal stays ignored across exec,
-			// and the program must get its signals as it would anywhere.
-			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
-			go func() {
-				for range sigs {
-				}
-			}()
-			return supervise(context.WithoutCancel(c.Context()), args[0], args[1])
-		},
-	}
+// Supervise runs the background run id of the store in dir to its end;
+// it is what the embedder's hidden subcommand ([Options.Supervisor]) calls
+// with the two arguments it is given. The supervisor must outlive the
+// server, its terminal and its client: it is in a session of its own,
+// and interrupts, hangups and SIGTERM are not for it (a run is stopped
+// with job.kill, which signals the run's group, and the supervisor then
+// records the end). Supervise catches and drops them rather than ignoring
+// them: an ignored signal stays ignored across exec, and the program must
+// get its signals as it would anywhere. It does not return before the
+// run has ended; ctx's cancellation does not stop it.
+func Supervise(ctx context.Context, dir, id string) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
+	go func() {
+		for range sigs {
+		}
+	}()
+	return supervise(context.WithoutCancel(ctx), dir, id)
 }
 
 // supervise runs the background run id of the store in dir to its end:

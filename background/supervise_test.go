@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package background
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/verbsurface/verbsurface/cmd/verbsurface/internal/runs"
+	"github.com/verbsurface/verbsurface/internal/runs"
 )
 
 // superviseSpec records a run of spec in a fresh store, applies before to
