@@ -560,6 +560,9 @@ const progressEvery = time.Second
 // far.
 func (b *Runs) wait(ctx context.Context, call *verbsurface.Call) (any, error) {
 	var last time.Time
+	// The ids, once: the handler refuses arguments that do not parse
+	// before any progress is asked for.
+	ids, _ := wait.ParseArgs(call.Args)
 	return verbsurface.WaitHandler(&verbsurface.WaitHandlerOptions{
 		Observer: b,
 		Wake:     b.watcher.Subscribe,
@@ -569,7 +572,6 @@ func (b *Runs) wait(ctx context.Context, call *verbsurface.Call) (any, error) {
 				return 0, 0, "", false
 			}
 			last = now
-			ids, _ := wait.ParseArgs(call.Args)
 			var bytes int64
 			seen := map[string]bool{}
 			for _, id := range ids.IDs {
