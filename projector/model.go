@@ -75,6 +75,16 @@ type Command struct {
 	// [DialectDeclared] only; see [Declare]). (Added after the pinned
 	// fields.)
 	Rendering *Rendering `json:"rendering,omitempty"`
+
+	// Unread marks a command a reader listed (its Path and Summary, from
+	// its parent's listing) without reading its parameters yet: a reader
+	// that reads on demand (fromcobrabin's Lister) hands out such a tree
+	// so that a server can answer before every command of a large
+	// program is read. An Unread command has no Params and must not be
+	// projected, rendered or fingerprinted: a consumer asks its source to
+	// read it first (verbsurface.Options.Read). (Added after the pinned
+	// fields.)
+	Unread bool `json:"unread,omitempty"`
 }
 
 // Group is a set of mutually exclusive parameters (by Param.Name).
