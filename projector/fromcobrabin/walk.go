@@ -110,15 +110,39 @@ type walkTrace struct {
 }
 
 func walk(ctx context.Context, argv []string, opts *Options, trace *walkTrace) (*projector.Tree, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, own, err := start(ctx, cancel, argv, opts, trace)
+	if err != nil {
+		return nil, err
+	}
+	if trace != nil {
+		defer func() { trace.calls = w.prog.calls.Load() }()
+	}
+	var paths [][]string
+	if opts != nil {
+		paths = opts.Paths
+	}
+	root := w.visit(ctx, nil, "", "", own, wanted(paths))
+	if err := w.failure(); err != nil {
+		return nil, w.fatal(ctx, err)
+	}
+	return w.tree(root), nil
+}
+
+// start makes the walker of argv and asks the root what kind of cobra
+// program it is: own reports a help flag of the program's own. cancel
+// stops the walk's calls (ctx's) on its first fatal error.
+func start(ctx context.Context, cancel context.CancelFunc, argv []string, opts *Options, trace *walkTrace) (w *walker, own bool, err error) {
 	if len(argv) == 0 || argv[0] == "" {
-		return nil, &Error{Argv: argv, Kind: KindLaunch, Err: errors.New("no program given")}
+		return nil, false, &Error{Argv: argv, Kind: KindLaunch, Err: errors.New("no program given")}
 	}
 	if opts == nil {
 		opts = &Options{}
 	}
 	exe, err := lookPath(argv[0])
 	if err != nil {
-		return nil, &Error{Argv: argv, Kind: KindLaunch, Err: err}
+		return nil, false, &Error{Argv: argv, Kind: KindLaunch, Err: err}
 	}
 	env := opts.Env
 	if env == nil {
@@ -132,28 +156,24 @@ func walk(ctx context.Context, argv []string, opts *Options, trace *walkTrace) (
 		MaxOutput: positive(opts.MaxOutput, DefaultMaxOutput),
 		Parallel:  positive(opts.Parallel, DefaultParallel),
 	}}
-	w := &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]*pending{}}
+	w = &walker{prog: p, argv: argv, exclude: map[string]bool{"help": true}, max: positive(opts.MaxCommands, DefaultMaxCommands), resolved: map[string]*pending{}}
 	if trace != nil {
 		w.oneByOne = trace.oneByOne
-		defer func() { trace.calls = p.calls.Load() }()
 	}
 	for _, n := range opts.ExcludeFlags {
 		w.exclude[n] = true
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	w.cancel = cancel
 
 	name, ok, err := p.parsesFlags(ctx, nil)
 	if err != nil {
-		return nil, w.fatal(ctx, err)
+		return nil, false, w.fatal(ctx, err)
 	}
-	own := false
 	if ok {
 		if raw, err := p.readsRaw(ctx, nil); err != nil {
-			return nil, w.fatal(ctx, err)
+			return nil, false, w.fatal(ctx, err)
 		} else if raw {
-			return nil, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion goes on past an unknown flag (%s), so its root parses no flags (DisableFlagParsing) and its --help could run it", unknownFlag)}
+			return nil, false, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion goes on past an unknown flag (%s), so its root parses no flags (DisableFlagParsing) and its --help could run it", unknownFlag)}
 		}
 	} else {
 		// A help flag of the program's own (gh's "Show help for
@@ -162,31 +182,35 @@ func walk(ctx context.Context, argv []string, opts *Options, trace *walkTrace) (
 		// that it parses its flags and that --help is one of them.
 		st, err := w.ownHelp(ctx, nil)
 		if err != nil {
-			return nil, w.fatal(ctx, err)
+			return nil, false, w.fatal(ctx, err)
 		}
 		if st.reason != "" {
-			return nil, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion (__complete --help) did not offer cobra's own --help flag (\"help for NAME\"), and %s", st.reason)}
+			return nil, false, &Error{Argv: argv, Kind: KindProtocol, Err: fmt.Errorf("its completion (__complete --help) did not offer cobra's own --help flag (\"help for NAME\"), and %s", st.reason)}
 		}
 		if name, err = w.ownName(ctx); err != nil {
-			return nil, w.fatal(ctx, err)
+			return nil, false, w.fatal(ctx, err)
 		}
 		own = true
 	}
 	w.root = name
-	root := w.visit(ctx, nil, "", "", own, wanted(opts.Paths))
-	if err := w.failure(); err != nil {
-		return nil, w.fatal(ctx, err)
+	return w, own, nil
+}
+
+// tree is the tree of the visited commands under root, parents before
+// children.
+func (w *walker) tree(root *node) *projector.Tree {
+	t := &projector.Tree{Program: w.root, Dialect: projector.DialectPflag}
+	t.Commands = w.flatten(root, nil)
+	return t
+}
+
+// flatten appends n's command and its descendants', parents first.
+func (w *walker) flatten(n *node, out []*projector.Command) []*projector.Command {
+	out = append(out, n.cmd)
+	for _, c := range n.children {
+		out = w.flatten(c, out)
 	}
-	t := &projector.Tree{Program: name, Dialect: projector.DialectPflag}
-	var add func(n *node)
-	add = func(n *node) {
-		t.Commands = append(t.Commands, n.cmd)
-		for _, c := range n.children {
-			add(c)
-		}
-	}
-	add(root)
-	return t, nil
+	return out
 }
 
 func positive[T int | time.Duration](v, def T) T {
@@ -210,6 +234,11 @@ type walker struct {
 	resolved map[string]*pending // an inherited flag's printed entry -> what probing it found
 
 	oneByOne bool // ask each flag's probes alone (a test's comparison)
+
+	// listOnly makes the commands wanted (and all below them) listed,
+	// not read (see List); listings keeps what reading one needs.
+	listOnly bool
+	listings map[string]listing
 }
 
 // node is one visited command and its children.
@@ -389,6 +418,10 @@ func (w *walker) visit(ctx context.Context, path []string, summary, parentText s
 			sub, ok := want.child(c.value)
 			if !ok {
 				skipped++
+				continue
+			}
+			if w.listOnly && (sub == nil || len(sub.sub) == 0) {
+				n.children[i] = w.listed(path, c, text)
 				continue
 			}
 			wg.Add(1)

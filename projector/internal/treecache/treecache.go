@@ -222,3 +222,12 @@ func (c *Cache) write(key string, t *projector.Tree) error {
 	}
 	return os.Rename(tmp.Name(), c.File)
 }
+
+// Lookup is the tree kept under key, or nil when there is none that can be
+// trusted (see Walk).
+func (c *Cache) Lookup(key string) *projector.Tree { return c.read(key) }
+
+// Store keeps t under key, as Walk keeps a walk's tree: a reader that
+// reads a program's commands one at a time (fromcobrabin's Lister) keeps
+// the tree once the last of them is read.
+func (c *Cache) Store(key string, t *projector.Tree) error { return c.write(key, t) }
