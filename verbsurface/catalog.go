@@ -14,7 +14,9 @@ import (
 // Catalog is the answer to {"help": true} and to a namespace's listing
 // ({"help": "NS.*"}): one compact line per available verb, and the verbs
 // that exist but cannot be offered, with the reason. Synonyms and fenced
-// commands never appear.
+// commands never appear. A verb whose command is not read yet (see
+// [Options.Read]) is listed as available, "pkg.install(…) — install a
+// package", and Next says once what "(…)" means.
 //
 // While every verb's line fits [Options.HelpBudget], Verbs holds them all
 // and Namespaces is empty. Past it, the listing groups the verbs by the

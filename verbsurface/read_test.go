@@ -364,3 +364,21 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// TestPendingThenReadAcrossTrees: the projection cache keeps nothing of a
+// pending verb, so once the source's tree has its command read (here
+// without Options.Read: the source changed between requests), the very
+// next request projects the real command.
+func TestPendingThenReadAcrossTrees(t *testing.T) {
+	fx, src, _ := lazyFixture(t, false)
+	if code := fx.do(t, `{"help":"job.list"}`)["help"].(map[string]any)["error"].(map[string]any)["code"]; code != CodeUnavailableVerb {
+		t.Fatalf("help on a pending verb: %v", code)
+	}
+	if err := src.read(context.Background(), [][]string{{"job", "list"}}); err != nil {
+		t.Fatal(err)
+	}
+	h := fx.do(t, `{"help":"job.list"}`)["help"].(map[string]any)
+	if diff := cmp.Diff(readTree(t, fx, src, "job.list"), h); diff != "" {
+		t.Errorf("help once read (-read tree +got):\n%s", diff)
+	}
+}
