@@ -382,3 +382,75 @@ func TestPendingThenReadAcrossTrees(t *testing.T) {
 		t.Errorf("help once read (-read tree +got):\n%s", diff)
 	}
 }
+
+// TestStoredCommandOfPendingCommand: an op that stores a command asks
+// Read for the commands it may store too, and a stored command whose
+// command is still not read is refused: its options cannot be checked.
+func TestStoredCommandOfPendingCommand(t *testing.T) {
+	tree := frontTree()
+	for i, c := range tree.Commands {
+		if slices.Equal(c.Path, []string{"agent"}) {
+			tree.Commands[i] = &projector.Command{Path: c.Path, Summary: c.Summary, Runnable: true, Unread: true}
+		}
+	}
+	reg, err := NewRegistry(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Register(Verb{Name: "schedule.add", Class: ClassControl, Path: []string{"schedule"},
+		StoredCommand: &StoredCommand{Param: "command", Allow: [][]string{{"agent"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var reads [][][]string
+	ran := false
+	s, err := New(reg, &Options{
+		Source: StaticTree(tree),
+		Read: func(_ context.Context, paths [][]string) error {
+			reads = append(reads, paths)
+			return errors.New("no reader today")
+		},
+		Runner: RunnerFunc(func(context.Context, []string) (json.RawMessage, error) { ran = true; return nil, nil }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := opResult(t, s, `{"ops":[{"op":"schedule.add","args":{"command":["agent"]}}]}`)
+	if r.OK || len(r.Error.Problems) != 1 || !strings.Contains(r.Error.Problems[0].Reason, `the parameters of "agent" are not read yet`) {
+		t.Errorf("stored command of a pending command: %+v", r.Error)
+	}
+	if diff := cmp.Diff([][][]string{{{"schedule"}, {"agent"}}}, reads); diff != "" {
+		t.Errorf("Read calls (-want +got):\n%s", diff)
+	}
+	if ran {
+		t.Error("the op ran")
+	}
+}
+
+// TestPendingVerbsConcurrent: requests that read, list and search at once
+// (run it with -race): every help on a pending verb answers its real
+// schema, whichever request read it.
+func TestPendingVerbsConcurrent(t *testing.T) {
+	fx, src, _ := lazyFixture(t, true)
+	want := map[string]any{}
+	for _, v := range []string{"job.list", "job.status"} {
+		want[v] = readTree(t, fx, src, v)["schema_fingerprint"]
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			switch i % 4 {
+			case 0, 1:
+				v := []string{"job.list", "job.status"}[i%2]
+				resp := fx.surface.Handle(context.Background(), json.RawMessage(`{"help":`+quote(v)+`}`), nil)
+				if h, ok := resp.Help.(*VerbHelp); !ok || h.SchemaFingerprint != want[v] {
+					t.Errorf("help %s: %s", v, resp.JSON())
+				}
+			case 2:
+				fx.surface.Handle(context.Background(), json.RawMessage(`{"help":true}`), nil)
+			default:
+				fx.surface.Handle(context.Background(), json.RawMessage(`{"help":{"search":"job"}}`), nil)
+			}
+		})
+	}
+	wg.Wait()
+}
