@@ -105,7 +105,9 @@ func readBounded(f *os.File, filename string) ([]byte, error) {
 // condition on a parameter that one of the rule's verbs does not have, or
 // of a kind its type cannot hold (min on a string, min_items on a number); a
 // pattern that does not compile; negative limits. A policy that no longer
-// matches the surface fails here, at start, not open later.
+// matches the surface fails here, at start, not open later. A verb not
+// read yet ([Verb].Unread) has its parameters checked only when the
+// policy is parsed again after it is read.
 func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 	where := func(line int, format string, args ...any) error {
 		return fmt.Errorf("policy: %s:%d: %s", name, line, fmt.Sprintf(format, args...))
@@ -202,7 +204,11 @@ func Parse(name string, data []byte, verbs []Verb) (*Policy, error) {
 			r.conds = append(r.conds, c)
 			if c.in != nil || c.notIn != nil || c.pattern != nil {
 				for _, v := range matched {
-					if v.Params[param] == "array" && !slices.Contains(p.elementwise[v.Name], param) {
+					// An Unread verb's parameter may be an array:
+					// judging it element by element is what its
+					// type would ask for if it is one, and changes
+					// nothing if it is not (a scalar is judged whole).
+					if (v.Params[param] == "array" || v.Unread) && !slices.Contains(p.elementwise[v.Name], param) {
 						p.elementwise[v.Name] = append(p.elementwise[v.Name], param)
 						slices.Sort(p.elementwise[v.Name])
 					}
@@ -242,6 +248,9 @@ func compileCond(param string, cs condSpec, verbs []*Verb) (cond, error) {
 		return c, errors.New("no condition given (min, max, min_items, max_items, in, not_in or pattern)")
 	}
 	for _, v := range verbs {
+		if v.Unread {
+			continue // its parameters are not known yet (Verb.Unread)
+		}
 		typ, ok := v.Params[param]
 		if !ok {
 			return c, fmt.Errorf("verb %s has no parameter %q (its parameters: %s)", v.Name, param, paramList(v))

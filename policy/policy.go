@@ -53,6 +53,17 @@ type Verb struct {
 	Class    string
 	Synonyms []string
 	Params   map[string]string
+	// Unread says the verb's parameters are not known yet: its command
+	// was listed but not read (a server that reads a large program's
+	// commands on demand). Params is then empty, and [Parse] accepts any
+	// condition on the verb without checking that the parameter exists or
+	// that its type fits; everything else about the verb (its name, class
+	// and synonyms) is checked as usual. A condition on an Unread verb
+	// that tests with in, not_in or pattern judges an array argument
+	// element by element, as it would once the parameter is known to be
+	// an array. Parse the policy again once the verb is read: only then
+	// is a misspelt parameter an error, not a condition that never holds.
+	Unread bool
 }
 
 // Decision is what the policy decided for one op.

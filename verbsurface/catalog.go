@@ -14,7 +14,9 @@ import (
 // Catalog is the answer to {"help": true} and to a namespace's listing
 // ({"help": "NS.*"}): one compact line per available verb, and the verbs
 // that exist but cannot be offered, with the reason. Synonyms and fenced
-// commands never appear.
+// commands never appear. A verb whose command is not read yet (see
+// [Options.Read]) is listed as available, "pkg.install(…) — install a
+// package", and Next says once what "(…)" means.
 //
 // While every verb's line fits [Options.HelpBudget], Verbs holds them all
 // and Namespaces is empty. Past it, the listing groups the verbs by the
@@ -69,7 +71,8 @@ const (
 // catalogEntry is one registered verb as a listing shows it.
 type catalogEntry struct {
 	name        string
-	line        string // set when available
+	line        string // set when available or pending
+	pending     bool   // its command is not read yet: line is "VERB(…) — …"
 	unavailable *UnavailableVerb
 	path        []string // the command path, for a namespace's summary
 }
@@ -87,6 +90,9 @@ func (s *Surface) entries(ctx context.Context, rs *requestState) []catalogEntry 
 			continue // never shown: a fenced command is not even named
 		case p.ok():
 			e.line = catalogLine(v, p, s.summary(v, p))
+		case p.unread != nil:
+			// Listed as offered: its first use reads it.
+			e.line, e.pending = catalogLine(v, p, s.summary(v, p)), true
 		case p.internal != nil:
 			e.unavailable = &UnavailableVerb{Verb: v.Name, Reason: "internal error: " + p.internal.Error()}
 		default:
@@ -181,7 +187,8 @@ type listItem struct {
 	verb        string
 	namespace   string
 	unavailable *UnavailableVerb
-	size        int // encoded bytes, with the comma that separates it
+	pending     bool // verb is a pending verb's line
+	size        int  // encoded bytes, with the comma that separates it
 }
 
 // list builds the listing of namespace ns ("" for the catalog) within the
@@ -200,12 +207,17 @@ func (s *Surface) list(ctx context.Context, rs *requestState, all []catalogEntry
 		head.Namespace = ns + ".*"
 	}
 	flat := *head
+	pending := false // some line of in is a pending verb's
 	for _, e := range in {
 		if e.unavailable != nil {
 			flat.Unavailable = append(flat.Unavailable, *e.unavailable)
 		} else {
 			flat.Verbs = append(flat.Verbs, e.line)
 		}
+		pending = pending || e.pending
+	}
+	if pending {
+		flat.Next += pendingNext
 	}
 	if page <= 1 && encodedLen(&flat) <= budget {
 		return &flat, nil
@@ -228,7 +240,7 @@ func (s *Surface) list(ctx context.Context, rs *requestState, all []catalogEntry
 				u.Reason = clip(u.Reason, unavailableReasonMax)
 				items = append(items, listItem{unavailable: &u})
 			} else {
-				items = append(items, listItem{verb: e.line})
+				items = append(items, listItem{verb: e.line, pending: e.pending})
 			}
 			continue
 		}
@@ -254,6 +266,9 @@ func (s *Surface) list(ctx context.Context, rs *requestState, all []catalogEntry
 	// Pages: as many items as fit the budget, in order; a page holds at
 	// least one item whatever its size (a line is bounded).
 	overhead := encodedLen(head) + len(`,"namespaces":[],"unavailable":[],"page":1000,"pages":1000`) + len(pagedNext(ns, 1000, 1000))
+	if pending {
+		overhead += len(pendingNext)
+	}
 	var pages [][]listItem
 	var cur []listItem
 	used := overhead
@@ -274,6 +289,7 @@ func (s *Surface) list(ctx context.Context, rs *requestState, all []catalogEntry
 			listName(ns), len(pages), plural(len(pages), "s", ""), page)}
 	}
 	c := *head
+	shown := false // a pending verb's line is on this page
 	for _, it := range pages[page-1] {
 		switch {
 		case it.namespace != "":
@@ -282,11 +298,15 @@ func (s *Surface) list(ctx context.Context, rs *requestState, all []catalogEntry
 			c.Unavailable = append(c.Unavailable, *it.unavailable)
 		default:
 			c.Verbs = append(c.Verbs, it.verb)
+			shown = shown || it.pending
 		}
 	}
 	if len(pages) > 1 {
 		c.Page, c.Pages = page, len(pages)
 		c.Next = pagedNext(ns, page, len(pages))
+	}
+	if shown {
+		c.Next += pendingNext
 	}
 	return &c, nil
 }

@@ -172,6 +172,7 @@ func (s *Surface) Confirmations(ctx context.Context, arguments json.RawMessage) 
 		return nil
 	}
 	rs := &requestState{}
+	s.readForRequest(ctx, rs, env)
 	var out []Confirmation
 	for i, op := range env.ops {
 		if op.DryRun {
@@ -237,14 +238,20 @@ type OpRecord struct {
 // synonyms and parameters (schema name to JSON type), projected from the
 // live tree now. A verb that cannot be offered is listed without
 // parameters, so a rule may still refuse it by name; a dynamic verb lists
-// its base parameters (what a value injects is not known in advance).
+// its base parameters (what a value injects is not known in advance); a
+// verb whose command is not read yet (see [Options.Read]) is listed
+// Unread, without parameters: parse the policy again once it is read.
 func (s *Surface) PolicyVerbs(ctx context.Context) []policy.Verb {
 	rs := &requestState{}
 	verbs := s.reg.snapshot()
 	out := make([]policy.Verb, 0, len(verbs))
 	for _, v := range verbs {
 		pv := policy.Verb{Name: v.Name, Class: string(v.Class), Synonyms: slices.Clone(v.Synonyms), Params: map[string]string{}}
-		if schema := s.project(ctx, rs, v).schema(); schema != nil {
+		p := s.project(ctx, rs, v)
+		if p.unread != nil {
+			pv.Unread, pv.Params = true, nil
+		}
+		if schema := p.schema(); schema != nil {
 			for name, prop := range schema.Properties {
 				typ := prop.Type
 				if typ == "" && len(prop.Types) > 0 {

@@ -109,6 +109,20 @@
 // an external CLI, [CacheByFile] keys the tree on the executable's path,
 // size, modification time and inode.
 //
+// A source may list commands before it reads them: a reader of a large
+// program lists every command at start (path and summary) and marks it
+// [projector.Command].Unread until its parameters are read. Such a verb is
+// pending: the catalog, a listing and a search show it as "VERB(…)" with
+// its summary (their next says once what that means), [Surface.Check]
+// and [Surface.FileParams] leave it out, and [Surface.PolicyVerbs] lists
+// it Unread. It is never projected: with no parameters it would be
+// offered (and run) with none. [Options.Read] reads it: the surface calls
+// Read with the command paths a request projects fully (each op's verb, a
+// help's verb) before it takes the request's tree, so help: "VERB" or an
+// op reads the verb first and answers with its real schema. A verb still
+// Unread after Read (its error, or no Read at all) is unavailable_verb,
+// with the reason and the help call that tries again; nothing runs.
+//
 // # Validation
 //
 // Before anything runs, args are validated against the verb's schema by

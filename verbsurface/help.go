@@ -130,10 +130,15 @@ func unknownHelpKeys(dynamic map[string]string, allowed, reason string) []Proble
 }
 
 func (s *Surface) summary(v *Verb, p *projection) string {
-	if v.Summary != "" || p == nil || p.cmd == nil {
+	switch {
+	case v.Summary != "" || p == nil:
 		return v.Summary
+	case p.cmd != nil:
+		return p.cmd.Summary
+	case p.unread != nil:
+		return p.unread.Summary // as its parent's listing gave it
 	}
-	return p.cmd.Summary
+	return v.Summary
 }
 
 // clip shortens s to at most n runes, at a word boundary when one is near,

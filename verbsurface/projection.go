@@ -40,8 +40,12 @@ type projection struct {
 
 	// Exactly one of these is set when the verb cannot be offered.
 	unavailable *unavailableReason
-	fenced      string // the fenced path the command resolved to
-	internal    error  // a projector or validator bug: internal_error
+	// unread, with unavailable, marks a pending verb: its command (as
+	// listed, without parameters) is not read yet (Options.Read). It is
+	// never projected, never cached, and listed as "VERB(…)".
+	unread   *projector.Command
+	fenced   string // the fenced path the command resolved to
+	internal error  // a projector or validator bug: internal_error
 
 	// Dynamic injection only.
 	dynValue   string
@@ -277,6 +281,8 @@ type requestState struct {
 	once sync.Once
 	tree *projector.Tree
 	err  error
+	// readErr is Options.Read's error for this request's commands.
+	readErr error
 }
 
 func (s *Surface) tree(ctx context.Context, rs *requestState) (*projector.Tree, error) {
@@ -303,12 +309,12 @@ func (s *Surface) project(ctx context.Context, rs *requestState, v *Verb) *proje
 		return &projection{unavailable: &unavailableReason{
 			Reason: fmt.Sprintf("the CLI has no command %q", strings.Join(v.Path, " "))}}
 	}
-	return s.projectCommand(v, v.Name, t, cmd, "")
+	return s.projectCommand(rs, v, v.Name, t, cmd, "")
 }
 
 // projectCommand projects cmd for v, through the cache. slot names the
 // cache slot (the verb, or verb and dynamic value).
-func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *projector.Command, dynValue string) *projection {
+func (s *Surface) projectCommand(rs *requestState, v *Verb, slot string, t *projector.Tree, cmd *projector.Command, dynValue string) *projection {
 	id := commandID{cmd: cmd, root: t.Find(), dialect: t.Dialect}
 	if p := s.cache.byIdentity(slot, id); p != nil {
 		return p
@@ -320,6 +326,12 @@ func (s *Surface) projectCommand(v *Verb, slot string, t *projector.Tree, cmd *p
 		fenced := &projection{fenced: p}
 		s.cache.put(slot, id, fenced)
 		return fenced
+	}
+	// Checked before anything reads the command's parameters: it has
+	// none yet, and a verb projected from it would run with none. Not
+	// cached: the tree that has it read brings a new command.
+	if cmd.Unread {
+		return s.pendingProjection(rs, v, cmd)
 	}
 	if !cmd.Runnable {
 		return &projection{unavailable: &unavailableReason{
@@ -387,7 +399,7 @@ func (s *Surface) injectDynamic(ctx context.Context, rs *requestState, v *Verb, 
 		return nil, &ErrorObject{Code: CodeInternalError,
 			Message: fmt.Sprintf("verbsurface: verb %q: the injector returned no command for %q", v.Name, value)}
 	}
-	p := s.projectCommand(v, v.Name+"\x00"+value, t, cmd, value)
+	p := s.projectCommand(rs, v, v.Name+"\x00"+value, t, cmd, value)
 	if !p.ok() {
 		return nil, s.unofferedError(v, p)
 	}

@@ -37,8 +37,14 @@ type searchIndex struct {
 	mu    sync.RWMutex
 	key   []*projector.Command // each available verb's projected command, in order
 	names []string
-	lines []string
+	lines []searchLine
 	idx   *rank.Index
+}
+
+// searchLine is an indexed verb's catalog line.
+type searchLine struct {
+	text    string
+	pending bool // the verb's command is not read yet: "VERB(…) — …"
 }
 
 // searchHelp answers a search.
@@ -61,14 +67,19 @@ func (s *Surface) searchHelp(ctx context.Context, rs *requestState, words string
 		out.Next = searchNoneNext
 	}
 	budget := s.helpBudget()
-	used := encodedLen(out)
+	used := encodedLen(out) + len(pendingNext)
+	pending := false
 	for _, i := range hits {
-		size := jsonStringLen(lines[i]) + 1
+		size := jsonStringLen(lines[i].text) + 1
 		if used+size > budget {
 			break
 		}
-		out.Verbs = append(out.Verbs, lines[i])
+		out.Verbs = append(out.Verbs, lines[i].text)
 		used += size
+		pending = pending || lines[i].pending
+	}
+	if pending {
+		out.Next += pendingNext
 	}
 	return out, true
 }
@@ -77,16 +88,21 @@ func (s *Surface) searchHelp(ctx context.Context, rs *requestState, words string
 // projected now, building it on first use and again when any projection
 // changed, and each indexed verb's catalog line. The caller searches, then
 // calls release (the index stays open until then).
-func (s *Surface) searchIndexFor(ctx context.Context, rs *requestState) (*rank.Index, []string, func(), error) {
+func (s *Surface) searchIndexFor(ctx context.Context, rs *requestState) (*rank.Index, []searchLine, func(), error) {
 	var verbs []offeredVerb
 	var key []*projector.Command
 	var names []string
 	for _, v := range s.reg.snapshot() {
-		if p := s.project(ctx, rs, v); p.ok() {
-			verbs = append(verbs, offeredVerb{v, p})
-			key = append(key, p.cmd)
-			names = append(names, v.Name)
+		p := s.project(ctx, rs, v)
+		cmd := p.cmd
+		if p.unread != nil {
+			cmd = p.unread // found by its name and summary until it is read
+		} else if !p.ok() {
+			continue
 		}
+		verbs = append(verbs, offeredVerb{v, p})
+		key = append(key, cmd)
+		names = append(names, v.Name)
 	}
 	si := &s.search
 	current := func() bool { return si.idx != nil && slices.Equal(si.key, key) && slices.Equal(si.names, names) }
@@ -111,11 +127,15 @@ func (si *searchIndex) rebuild(s *Surface, verbs []offeredVerb, key []*projector
 		return nil
 	}
 	docs := make([]rank.Doc, len(verbs))
-	lines := make([]string, len(verbs))
+	lines := make([]searchLine, len(verbs))
 	for i, o := range verbs {
 		summary := s.summary(o.v, o.p)
-		docs[i] = searchDoc(o.v, summary, o.p.cmd)
-		lines[i] = catalogLine(o.v, o.p, summary)
+		cmd := o.p.cmd
+		if o.p.unread != nil {
+			cmd = o.p.unread
+		}
+		docs[i] = searchDoc(o.v, summary, cmd)
+		lines[i] = searchLine{text: catalogLine(o.v, o.p, summary), pending: o.p.unread != nil}
 	}
 	idx, err := rank.New(docs)
 	if err != nil {
@@ -128,7 +148,8 @@ func (si *searchIndex) rebuild(s *Surface, verbs []offeredVerb, key []*projector
 	return nil
 }
 
-// offeredVerb is a verb the surface offers, with its projection.
+// offeredVerb is a verb the surface offers (or will, once its command is
+// read), with its projection.
 type offeredVerb struct {
 	v *Verb
 	p *projection

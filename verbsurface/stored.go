@@ -103,6 +103,9 @@ func (s *Surface) guardStored(ctx context.Context, rs *requestState, v *Verb, ar
 	}
 	cmd := pa.Command
 	shown := strings.Join(cmd.Path, " ")
+	if cmd.Unread {
+		return refuse("cannot be checked: the parameters of %q are not read yet", shown)
+	}
 	if p, ok := s.reg.fence.matchPath(cmd.Path); ok {
 		return refuse("runs the fenced command %q", p)
 	}

@@ -163,6 +163,32 @@ type Options struct {
 	// surface renders, as the operator declares (nil: never). See
 	// [RunIdentity].
 	Identity *RunIdentity
+	// Read, when set, reads commands the source listed but has not read
+	// yet ([projector.Command].Unread): a source that reads a large
+	// program on demand lists every command at start (its path and
+	// summary) and reads a command's parameters when a request needs
+	// them. The surface calls Read at the start of every request
+	// ([Surface.Handle], [Surface.Confirmations]) before it asks Source
+	// for the request's tree, with the command paths ([Verb].Path) of the
+	// verbs the request will project fully: each op's verb (its name or
+	// v1 synonym resolved; a name that resolves to no verb adds nothing),
+	// the commands a [StoredCommand] op may store, and the verb a help
+	// names ({"help": "VERB"}; the catalog, a listing and a search need
+	// none). Paths come in registration order without duplicates; a
+	// request that needs none does not call Read. The root command's path
+	// is empty.
+	//
+	// Read returns once those commands are read: the tree Source returns
+	// next holds them without Unread. Read should be cheap for a command
+	// already read, as it is called on every such request. Its error is
+	// kept for the request: each verb whose command is still Unread is
+	// unavailable_verb saying its parameters could not be read, and why.
+	// Without Read, a verb whose command is Unread stays pending: listed
+	// in the catalog as "VERB(…)", never run. A front that parses a
+	// policy against [Surface.PolicyVerbs] should parse it again (and
+	// swap the [Decider]) before Read returns, so an op is decided with
+	// its verb's parameters known.
+	Read func(ctx context.Context, paths [][]string) error
 }
 
 // DefaultTitle is the tool's title when Options.Title is empty.
@@ -294,6 +320,7 @@ func (s *Surface) Handle(ctx context.Context, arguments json.RawMessage, progres
 			Problems: problems, Schema: envelopeSchema(s.opts.MaxOps)}}
 	}
 	rs := &requestState{}
+	s.readForRequest(ctx, rs, env)
 	resp := &Response{}
 	ctx = withRequestWait(ctx) // the total wait of the request's job.wait ops (WaitHandlerOptions.MaxRequestWait)
 	var succeeded, failed int
@@ -416,7 +443,7 @@ func (s *Surface) resolve(name string) resolved {
 		return resolved{verb: v}
 	}
 	if v := s.reg.synonym(name); v != nil {
-		if !s.opts.SynonymSunset.IsZero() && !s.opts.Now().Before(s.opts.SynonymSunset) {
+		if s.synonymsRetired() {
 			return resolved{err: &ErrorObject{Code: CodeRetiredSynonym, Use: v.Name,
 				Message: fmt.Sprintf("%q was retired on %s: use %q (its schema: {\"help\": %q})",
 					name, s.opts.SynonymSunset.UTC().Format(time.RFC3339), v.Name, v.Name)}}
@@ -441,6 +468,11 @@ func (s *Surface) resolve(name string) resolved {
 	return resolved{err: &ErrorObject{Code: CodeUnknownVerb, Message: msg, Matches: matches}}
 }
 
+// synonymsRetired reports whether the v1 synonyms are past their sunset.
+func (s *Surface) synonymsRetired() bool {
+	return !s.opts.SynonymSunset.IsZero() && !s.opts.Now().Before(s.opts.SynonymSunset)
+}
+
 // unofferedError is the error for a verb whose projection is not ok.
 func (s *Surface) unofferedError(v *Verb, p *projection) *ErrorObject {
 	switch {
@@ -450,7 +482,11 @@ func (s *Surface) unofferedError(v *Verb, p *projection) *ErrorObject {
 		return &ErrorObject{Code: CodeInternalError, Message: p.internal.Error()}
 	}
 	msg := fmt.Sprintf("%s cannot be offered: %s", v.Name, p.unavailable.Reason)
-	return &ErrorObject{Code: CodeUnavailableVerb, Param: p.unavailable.Param, Message: msg}
+	eo := &ErrorObject{Code: CodeUnavailableVerb, Param: p.unavailable.Param, Message: msg}
+	if p.unread != nil {
+		eo.HelpCall = helpCall(v, p) // asking again reads it (Options.Read)
+	}
+	return eo
 }
 
 // helpCall is the exact request that fetches what p describes.
@@ -930,7 +966,7 @@ func (s *Surface) Check(ctx context.Context) []Unoffered {
 	}
 	var out []Unoffered
 	for i, v := range verbs {
-		if p := projs[i]; !p.ok() {
+		if p := projs[i]; !p.ok() && p.unread == nil { // a pending verb is neither offered nor unavailable yet
 			eo := s.unofferedError(v, p)
 			out = append(out, Unoffered{Verb: v.Name, Code: eo.Code, Param: eo.Param, Reason: eo.Message})
 		}
