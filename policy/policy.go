@@ -61,8 +61,10 @@ type Verb struct {
 	// and synonyms) is checked as usual. A condition on an Unread verb
 	// that tests with in, not_in or pattern judges an array argument
 	// element by element, as it would once the parameter is known to be
-	// an array. Parse the policy again once the verb is read: only then
-	// is a misspelt parameter an error, not a condition that never holds.
+	// an array, so a policy parsed with the verb Unread decides its ops as
+	// one parsed once it is read. Parse the policy again once the verb is
+	// read all the same: only then is a misspelt parameter an error, not a
+	// condition that never holds.
 	Unread bool
 }
 

@@ -184,10 +184,11 @@ type Options struct {
 	// kept for the request: each verb whose command is still Unread is
 	// unavailable_verb saying its parameters could not be read, and why.
 	// Without Read, a verb whose command is Unread stays pending: listed
-	// in the catalog as "VERB(…)", never run. A front that parses a
-	// policy against [Surface.PolicyVerbs] should parse it again (and
-	// swap the [Decider]) before Read returns, so an op is decided with
-	// its verb's parameters known.
+	// in the catalog as "VERB(…)", never run. A policy parsed against
+	// [Surface.PolicyVerbs] decides a verb read since as it would have
+	// once read (package policy judges an Unread verb's arguments so), but
+	// only a parse after the read checks the rules' parameters against
+	// the verb's: a front parses it again once its verbs are read.
 	Read func(ctx context.Context, paths [][]string) error
 }
 
