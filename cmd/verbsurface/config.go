@@ -86,6 +86,14 @@ type Config struct {
 	lineOf   func(key string) int
 	doc      *yaml.Node      // the document, for the lines of nested keys
 	declared *projector.Tree // source.declared's tree, once checked
+
+	// readOnDemand says how a cobra source is read (ondemand.go): whole
+	// before the front answers (check, inventory, call), or on demand
+	// and in the background (serve); onDemand is that source, and stderr
+	// where it says what it found in the commands it read.
+	readOnDemand onDemandMode
+	onDemand     *onDemand
+	stderr       io.Writer
 }
 
 // MachineConfig is verbsurface.Machine in YAML.
@@ -107,6 +115,11 @@ type SourceConfig struct {
 	// started ([BINARY, ARGS...]): the tree is read from its completion
 	// protocol and --help (projector/fromcobrabin).
 	Cobra []string `yaml:"cobra"`
+	// Read is when serve reads a cobra program's commands: on_demand
+	// (the default: it lists them at start and reads each as a request
+	// first needs it, the rest in the background; ondemand.go) or all
+	// (every one before it answers, as check does).
+	Read string `yaml:"read"`
 	// Declared declares the commands of a program no reader can read
 	// (config_declared.go).
 	Declared *DeclaredSource `yaml:"declared"`
@@ -244,6 +257,8 @@ type ConfigError struct {
 	Line  int
 	Field string
 	Msg   string
+
+	verb string // the verb the mistake is about, when it is one verb's (lint)
 }
 
 func (e *ConfigError) Error() string {
@@ -379,6 +394,12 @@ func (c *Config) check(line func(string) int) error {
 	}
 	if s := c.Source.Cobra; s != nil && (len(s) == 0 || s[0] == "") {
 		return bad("source", "source.cobra", "required: the cobra program as it is started, as a list ([helm] or [/usr/bin/restic])")
+	}
+	switch r := c.Source.Read; {
+	case r != "" && c.Source.Cobra == nil:
+		return bad("source", "source.read", "applies to source.cobra only (the other sources read a program in one call)")
+	case r != "" && r != readOnDemand && r != readAll:
+		return bad("source", "source.read", "%q is neither %s nor %s", r, readOnDemand, readAll)
 	}
 	for _, p := range []*PythonSource{c.Source.Argparse, c.Source.Click} {
 		if p != nil && !strings.Contains(p.Target, ":") {

@@ -44,6 +44,12 @@ type front struct {
 	// opHooks see every finished op (the audit); serve sets them before
 	// it serves, so they are only read while requests run.
 	opHooks []func(context.Context, *verbsurface.OpRecord)
+
+	// onDemand is the cobra source read on demand (serve, call), nil
+	// otherwise; the rest is what checks each command it reads
+	// (gateRead).
+	onDemand *onDemand
+	gates    *gates
 }
 
 // noRootsHint completes the refusal of a path argument when the
@@ -101,16 +107,8 @@ func newFront(cfg *Config) (*front, error) {
 	if f.raw, err = cfg.treeSource(runner.Path(), env); err != nil {
 		return nil, err
 	}
-	f.source = f.raw
-	if len(cfg.Exclude) > 0 {
-		f.source = func(ctx context.Context) (*projector.Tree, error) {
-			t, err := f.raw(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return projector.ExcludeParams(t, cfg.Exclude...), nil
-		}
-	}
+	f.onDemand = cfg.onDemand
+	f.source = cfg.excluded(f.raw)
 	if f.bg, err = cfg.openBackgrounds(env); err != nil {
 		return nil, err
 	}
@@ -185,10 +183,7 @@ func newFront(cfg *Config) (*front, error) {
 		}
 		f.roots = append(f.roots, real)
 	}
-	served := f.source // the program's tree, and the job verbs' commands when it has background verbs
-	if f.bg != nil {
-		served = f.bg.TreeSource(f.source)
-	}
+	served := f.served(f.source) // the program's tree, and the job verbs' commands when it has background verbs
 	sopts := verbsurface.Options{
 		Source:      scrubbedSource(served, treeScrubberOf(cfg, runner.Path()), os.Stderr), // a client reads no server path
 		Runner:      runner,
@@ -209,10 +204,24 @@ func newFront(cfg *Config) (*front, error) {
 		return nil, err
 	}
 	f.exchange = cfg.exchangeOptions(&sopts)
+	var pol *policyText
 	if cfg.Policy != "" {
-		if err := cfg.applyPolicy(reg, &sopts, f.bg); err != nil {
+		if pol, err = cfg.applyPolicy(reg, &sopts, f.bg); err != nil {
 			return nil, err
 		}
+	}
+	if f.onDemand != nil {
+		// Each command read is checked before a request can use it;
+		// the policy is parsed again with its parameters.
+		if f.gates, err = f.newGates(reg, sopts, pol); err != nil {
+			return nil, &ConfigError{File: cfg.file, Msg: err.Error()}
+		}
+		if pol != nil {
+			sopts.Decide = f.gates.decider
+		}
+		sopts.Read = f.onDemand.Read
+		f.onDemand.gate = f.gateRead
+		f.onDemand.program = filepath.Base(runner.Path())
 	}
 	f.surface, err = verbsurface.New(reg, &sopts)
 	var inRoot *verbsurface.PrivateInRootError
@@ -304,6 +313,15 @@ func (c *Config) treeSource(exe string, env []string) (verbsurface.TreeSource, e
 			if p != nil {
 				paths = append(paths, p)
 			}
+		}
+		if c.readOnDemand != onDemandNever && s.Read != readAll {
+			file := ""
+			if dir, err := tokenDir(c.Name, os.Getenv); err == nil {
+				file = filepath.Join(dir, cobraCacheFile)
+			}
+			c.onDemand = newOnDemand(argv, &fromcobrabin.Options{Env: env, Paths: paths}, prog, file,
+				c.readOnDemand == onDemandFill, c.errs(), watch)
+			return c.onDemand.Source, nil
 		}
 		load := func(ctx context.Context) (*projector.Tree, error) {
 			opts := &fromcobrabin.Options{Env: env, Paths: paths}
@@ -421,35 +439,40 @@ func firstLine(s string) string {
 // counts in its store (by the subject each run records); without
 // background verbs they are refused: counting a CLI's live runs
 // needs a way to ask it that only limcp's server has.
-func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options, bg *background.Runs) error {
+func (c *Config) applyPolicy(reg *verbsurface.Registry, sopts *verbsurface.Options, bg *background.Runs) (*policyText, error) {
 	probe, err := verbsurface.New(reg, &*sopts)
 	if err != nil {
-		return &ConfigError{File: c.file, Msg: err.Error()}
+		return nil, &ConfigError{File: c.file, Msg: err.Error()}
 	}
-	pol, err := policy.Load(c.path(c.Policy), probe.PolicyVerbs(context.Background()))
+	text, err := readPolicy(c.path(c.Policy))
 	if err != nil {
-		return &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
+		return nil, &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
 	}
+	pol, err := policy.Parse(text.name, text.data, probe.PolicyVerbs(context.Background()))
+	if err != nil {
+		return nil, &ConfigError{File: c.file, Msg: "policy: " + err.Error()}
+	}
+	text.parsed = pol
 	for _, l := range []struct {
 		key string
 		n   int
 	}{{"live_runs", pol.Limits.LiveRuns}, {"live_runs_per_subject", pol.Limits.SubjectLiveRuns}} {
 		if l.n > 0 && bg == nil {
-			return &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.%s needs a count of the CLI's live runs, which this front keeps only for background verbs; remove it", c.Policy, l.key)}
+			return nil, &ConfigError{File: c.file, Msg: fmt.Sprintf("policy %s: limits.%s needs a count of the CLI's live runs, which this front keeps only for background verbs; remove it", c.Policy, l.key)}
 		}
 	}
 	if pol.Limits.LiveRuns > 0 || pol.Limits.SubjectLiveRuns > 0 {
 		bg.LimitLive(pol.Limits.LiveRuns, pol.Limits.SubjectLiveRuns, sopts) // the front counts its own background runs
 	}
 	if err := c.checkPolicyClaims(pol.Claims()); err != nil {
-		return err
+		return nil, err
 	}
 	sopts.Decide = pol
 	if n := pol.Limits.RunsPerMinute; n > 0 {
 		sopts.SpawnsPerMinute = n
 	}
 	sopts.SubjectSpawnsPerMinute = pol.Limits.SubjectRunsPerMinute
-	return nil
+	return text, nil
 }
 
 // registerJobs registers the wait: and kill: verbs (config.go documents
@@ -515,7 +538,7 @@ func (f *front) check(ctx context.Context) []verbsurface.Unoffered {
 		return problems // the verbs' own projections already report it
 	}
 	for i, p := range paths {
-		if c := t.Find(p...); c == nil || !c.Runnable {
+		if c := t.Find(p...); c == nil || !c.Runnable && !c.Unread { // an Unread command is checked once read
 			problems = append(problems, verbsurface.Unoffered{Verb: extra[i][0], Code: verbsurface.CodeUnavailableVerb,
 				Reason: fmt.Sprintf("%s: no runnable command %q in the CLI's tree", extra[i][1], strings.Join(p, " "))})
 		}

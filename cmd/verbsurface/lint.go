@@ -63,6 +63,15 @@ func (w *Warning) String() string {
 // A tree that cannot be read is no finding here: the verbs' own
 // projections report it.
 func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
+	return f.lintTree(ctx, true)
+}
+
+// lintTree is lint; whole says the tree is the whole tree the verbs may
+// name, so that a top-level exclude: name on none of its commands is a
+// mistake. Commands not read yet (projector.Command.Unread: read on
+// demand) are not checked: their verbs are, when they are read
+// (front.gateRead).
+func (f *front) lintTree(ctx context.Context, whole bool) ([]error, []*Warning) {
 	raw, err := f.raw(ctx)
 	if err != nil {
 		return nil, nil
@@ -74,7 +83,7 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 	cfg := f.cfg
 	var errs []error
 	verbErr := func(i int, key, format string, args ...any) {
-		errs = append(errs, &ConfigError{File: cfg.file, Line: cfg.Verbs[i].keyLine(key), Field: fmt.Sprintf("verbs[%d].%s", i, key),
+		errs = append(errs, &ConfigError{verb: cfg.Verbs[i].Name, File: cfg.file, Line: cfg.Verbs[i].keyLine(key), Field: fmt.Sprintf("verbs[%d].%s", i, key),
 			Msg: fmt.Sprintf(format, args...)})
 	}
 	name := func(c *projector.Command) string {
@@ -88,6 +97,9 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 	// the root parser, --home, is excluded there), so it is checked on
 	// the raw tree, where the parameters still are.
 	for _, n := range cfg.Exclude {
+		if !whole {
+			break
+		}
 		found := false
 		for _, c := range raw.Commands {
 			found = found || slices.ContainsFunc(c.Params, func(p *projector.Param) bool { return p.Named(n) })
@@ -100,8 +112,8 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 
 	for i, v := range cfg.Verbs {
 		cmd := t.Find(v.Path...)
-		if cmd == nil {
-			continue // check lists the verb: no such command
+		if cmd == nil || cmd.Unread {
+			continue // check lists the verb: no such command; or it is checked once read
 		}
 		// What the verb states of the command's positionals comes first:
 		// every other key may name them.
@@ -157,7 +169,7 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 				verbErr(i, "stored_command", "param %q is not a parameter a caller can set on %s%s", sc.Param, name(cmd), hint)
 			}
 			for _, a := range sc.Allow {
-				if c := t.Find(a...); c == nil || !c.Runnable {
+				if c := t.Find(a...); c == nil || !c.Runnable && !c.Unread {
 					verbErr(i, "stored_command", "allow %q is not a runnable command of %s", a, raw.Program)
 				}
 			}
@@ -180,7 +192,7 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 			if roots == "" {
 				roots = "none: roots: is empty"
 			}
-			errs = append(errs, &ConfigError{File: cfg.file, Line: line, Field: field,
+			errs = append(errs, &ConfigError{verb: vf.Verb, File: cfg.file, Line: line, Field: field,
 				Msg: fmt.Sprintf("verb %s takes paths (%s), so the directory it runs in must be inside a root (roots: %s): %s is not",
 					vf.Verb, strings.Join(slices.Sorted(maps.Keys(vf.Paths)), ", "), roots, dir)})
 		}
@@ -195,6 +207,9 @@ func (f *front) lint(ctx context.Context) ([]error, []*Warning) {
 				Msg: fmt.Sprintf("parameter %s (%s) looks like a path and is not confined to the roots: mark it (files: [%s:read], or write, dir, read_or_dir), exclude it, or say it is not a path (files: [%s:none])",
 					p.Name, spelled, p.Name, p.Name)})
 		}
+	}
+	if !whole {
+		return errs, warns // the roots were scanned at start
 	}
 	return errs, append(warns, f.rootLinkWarnings(ctx)...)
 }

@@ -76,7 +76,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var file string
 	// load reads the configuration and builds its front; private, when
 	// given, names what the front must keep out of its roots.
-	load := func(private ...func(*Config) []string) (*front, error) {
+	load := func(adjust ...func(*Config)) (*front, error) {
 		if file == "" {
 			return nil, errors.New("-c FILE is required (the YAML configuration)")
 		}
@@ -84,8 +84,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range private {
-			cfg.private = append(cfg.private, p(cfg)...)
+		cfg.stderr = stderr
+		for _, a := range adjust {
+			a(cfg)
 		}
 		return newFront(cfg)
 	}
@@ -104,7 +105,10 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := load(func(cfg *Config) []string { return hf.private(hopts, cfg.Name, os.Getenv) })
+			f, err := load(func(cfg *Config) {
+				cfg.private = append(cfg.private, hf.private(hopts, cfg.Name, os.Getenv)...)
+				cfg.readOnDemand = onDemandFill // a cobra program's commands: read as asked, the rest in the background
+			})
 			if err != nil {
 				return err
 			}
@@ -113,6 +117,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			// A name that is no parameter stops it whatever
 			// --tolerate-unavailable says: it leaves open what the
 			// operator meant to close.
+			if err := f.readAtStart(c.Context()); err != nil {
+				return err
+			}
 			errs, warns := f.lint(c.Context())
 			for _, w := range warns {
 				fmt.Fprintln(stderr, "verbsurface: "+w.String())

@@ -53,6 +53,10 @@
 // than 64 flags the page does not print make the command unavailable.
 //
 // [Options].Paths limits the walk to the commands a front's verbs name.
+// [List] reads less still: the ancestors of those commands, each of them
+// listed as its parent's listing shows it (projector.Command.Unread), and
+// [Lister.Read] reads one when it is needed, as Walk would have, so a
+// server can answer before it has read every command of a large program.
 //
 // Nothing else is run, and no command is: __complete only completes
 // (cobra runs the program's OnInitialize functions and, for positional

@@ -40,3 +40,29 @@ func ExampleWalk() {
 	// ["--profile=ci" "--" "--help"]
 	// true
 }
+
+// Listing the commands a front names, then reading one when it is first
+// needed: a server answers before it has read every command of a large
+// program. The tree read to the end is the tree Walk gives.
+func ExampleList() {
+	ctx := context.Background()
+	opts := &fromcobrabin.Options{Paths: [][]string{{"get", "item"}, {"types"}}}
+	tree, lister, err := fromcobrabin.List(ctx, []string{fixtureBin}, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tree.Unread())
+
+	path := tree.Unread()[0]
+	cmds, err := lister.Read(ctx, path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tree = projector.Spliced(tree, path, cmds)
+	fmt.Println(tree.Unread(), len(tree.Find("get", "item").Params) > 0)
+	// Output:
+	// [[get item] [types]]
+	// [[types]] true
+}
