@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -173,7 +173,7 @@ rules:
 	for verb, want := range map[string]string{
 		"g0.c1": `--nosuch`,
 		"g0.c2": `nosuch`,
-		"g0.c3": `rules[0]: when: nosuch: verb g0.c3 has no parameter`,                 // the policy, checked once read
+		"g0.c3": `rules[0]: when: nosuch: verb g0.c3 has no parameter`,                   // the policy, checked once read
 		"g0.c6": `takes paths (note), so the directory it runs in must be inside a root`, // lint, once read
 	} {
 		h := handle(t, lazy, `{"help":"`+verb+`"}`)
