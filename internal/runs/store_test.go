@@ -303,3 +303,57 @@ func TestWatcherWakes(t *testing.T) {
 		}
 	}
 }
+
+// RecordSupervisor is a compare-and-set on a preparing run, one row per
+// rule in its order: it records the identity and bumps the version; a
+// stale version, a running run and an ended run are refused unchanged.
+func TestRecordSupervisor(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, runsDir(t))
+	sup := Identity{PID: 41, StartTime: 6}
+	tests := []struct {
+		name    string
+		from    []Status // transitions applied first
+		version int64    // 0: the current one
+		want    error
+	}{
+		{name: "preparing", want: nil},
+		{name: "ended", from: []Status{StatusAborted}, want: ErrTerminal},
+		{name: "stale_version", version: 7, want: ErrConflict},
+		{name: "running", from: []Status{StatusRunning}, want: ErrInvalidTransition},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := s.Create(ctx, New{Verb: "v"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range tt.from {
+				if r, err = s.Transition(ctx, Change{ID: r.ID, Version: r.Version, To: st, Reason: "setup"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v := r.Version
+			if tt.version != 0 {
+				v = tt.version
+			}
+			got, err := s.RecordSupervisor(ctx, r.ID, v, sup)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if tt.want != nil {
+				now, _ := s.Get(ctx, r.ID)
+				if now.Version != r.Version || now.Supervisor != (Identity{}) {
+					t.Fatalf("a refused write changed the record: %+v", now)
+				}
+				return
+			}
+			if got.Supervisor != sup || got.Version != r.Version+1 || got.Status != StatusPreparing || got.Process != (Identity{}) {
+				t.Fatalf("recorded %+v; want supervisor %+v, version %d, still preparing", got, sup, r.Version+1)
+			}
+		})
+	}
+	if _, err := s.RecordSupervisor(ctx, "r-none", 1, sup); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
