@@ -291,3 +291,17 @@ func TestPreparingWithoutSupervisor(t *testing.T) {
 		})
 	}
 }
+
+// job.kill of a preparing run whose supervisor is gone does not promise
+// that the supervisor will stop it: it reaps the run and says so.
+func TestKillReapsRunWhoseSupervisorIsGone(t *testing.T) {
+	withSubjects(t)
+	b := openSupervised(t, stalledSupervisorArg)
+	rec := startStalled(t, b, shVerb(t, b, "sh.run"))
+	killSupervisor(t, rec.Supervisor)
+	res := callJSON(t, b.kill, map[string]any{"id": rec.ID})
+	run := res["run"].(map[string]any)
+	if res["signalled"] != false || run["status"] != string(runs.StatusAborted) || run["reason_code"] != reasonSupervisorGone {
+		t.Fatalf("job.kill: %v; want nothing signalled and the run aborted (%s)", res, reasonSupervisorGone)
+	}
+}

@@ -732,7 +732,8 @@ func (b *Runs) wait(ctx context.Context, call *verbsurface.Call) (any, error) {
 // reused pid is never signalled). An ended run is not signalled. The kill
 // is marked on the record first, so the supervisor records the end as
 // cancelled; a run still preparing is stopped by its supervisor as soon
-// as it starts.
+// as it starts, or, when the observation finds the run has nobody left to
+// start it, reaped.
 func (b *Runs) kill(ctx context.Context, call *verbsurface.Call) (any, error) {
 	id, _ := call.Args["id"].(string)
 	grace, err := kill.ParseGrace(call.Args)
@@ -758,6 +759,14 @@ func (b *Runs) kill(ctx context.Context, call *verbsurface.Call) (any, error) {
 			"reason": fmt.Sprintf("the run ended (%s) as the kill was asked; nothing was signalled", rec.Status)}, nil
 	}
 	if rec.Process.PID <= 0 {
+		// A supervisor that is gone stops nothing: the reap ends the run.
+		if o := b.observe(ctx, rec); o.Terminal {
+			if cur, err := b.store.Get(ctx, id); err == nil {
+				rec = cur
+			}
+			return map[string]any{"run": b.runJSON(rec), "signalled": false,
+				"reason": fmt.Sprintf("the run's supervisor is gone, so the run was recorded %s (%s); nothing was signalled", rec.Status, rec.ReasonCode)}, nil
+		}
 		return map[string]any{"run": b.runJSON(rec), "signalled": false,
 			"reason": "the run is still preparing; its supervisor stops it as soon as it starts, and records it cancelled"}, nil
 	}
