@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -385,11 +386,17 @@ func sessionMembers(sid int) (int, error) {
 	}
 	n := 0
 	for _, st := range live {
-		if st.SID == 0 {
-			// Not in the listing (macOS): asked of the process itself.
-			if one, err := procid.ReadStat(st.PID); err == nil {
-				st.SID = one.SID
+		if st.SID == 0 && runtime.GOOS == "darwin" {
+			// Not in macOS's listing: asked of the process itself. Only a
+			// process that has gone meanwhile may go uncounted.
+			one, err := procid.ReadStat(st.PID)
+			if errors.Is(err, procid.ErrGone) {
+				continue
 			}
+			if err != nil {
+				return 0, err
+			}
+			st.SID = one.SID
 		}
 		if st.SID == sid {
 			n++
