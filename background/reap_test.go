@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -301,7 +302,9 @@ func TestKillReapsRunWhoseSupervisorIsGone(t *testing.T) {
 	killSupervisor(t, rec.Supervisor)
 	res := callJSON(t, b.kill, map[string]any{"id": rec.ID})
 	run := res["run"].(map[string]any)
-	if res["signalled"] != false || run["status"] != string(runs.StatusAborted) || run["reason_code"] != reasonSupervisorGone {
+	reason, _ := res["reason"].(string)
+	if res["signalled"] != false || run["status"] != string(runs.StatusAborted) || run["reason_code"] != reasonSupervisorGone ||
+		!strings.Contains(reason, "nobody was left to start the run") {
 		t.Fatalf("job.kill: %v; want nothing signalled and the run aborted (%s)", res, reasonSupervisorGone)
 	}
 }

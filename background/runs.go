@@ -771,8 +771,11 @@ func (b *Runs) kill(ctx context.Context, call *verbsurface.Call) (any, error) {
 			if cur, err := b.store.Get(ctx, id); err == nil {
 				rec = cur
 			}
-			return map[string]any{"run": b.runJSON(rec), "signalled": false,
-				"reason": fmt.Sprintf("the run's supervisor is gone, so the run was recorded %s (%s); nothing was signalled", rec.Status, rec.ReasonCode)}, nil
+			reason := fmt.Sprintf("the run ended (%s) as the kill was asked; nothing was signalled", rec.Status)
+			if rec.ReasonCode == reasonSupervisorGone || rec.ReasonCode == reasonNoSupervisor {
+				reason = fmt.Sprintf("nobody was left to start the run, so it was recorded %s (%s); nothing was signalled", rec.Status, rec.ReasonCode)
+			}
+			return map[string]any{"run": b.runJSON(rec), "signalled": false, "reason": reason}, nil
 		}
 		return map[string]any{"run": b.runJSON(rec), "signalled": false,
 			"reason": "the run is still preparing; its supervisor stops it as soon as it starts, and records it cancelled"}, nil
