@@ -22,6 +22,9 @@ import (
 const superviseArg = "__supervise-test"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 4 && strings.HasPrefix(os.Args[1], stalledSupervisorArg) {
+		stalledSupervisor(os.Args[1])
+	}
 	if len(os.Args) == 4 && os.Args[1] == superviseArg {
 		if err := Supervise(context.Background(), os.Args[2], os.Args[3]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
@@ -34,13 +37,17 @@ func TestMain(m *testing.M) {
 
 // openTest opens runs in a directory of the test's own, supervised by
 // this test binary.
-func openTest(t testing.TB) *Runs {
+func openTest(t testing.TB) *Runs { return openSupervised(t, superviseArg) }
+
+// openSupervised opens runs in a directory of the test's own, whose
+// supervisor is this test binary run with the hidden subcommand arg.
+func openSupervised(t testing.TB, arg string) *Runs {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(&Options{Dir: filepath.Join(t.TempDir(), "state", "runs"), Supervisor: []string{exe, superviseArg}})
+	b, err := Open(&Options{Dir: filepath.Join(t.TempDir(), "state", "runs"), Supervisor: []string{exe, arg}})
 	if err != nil {
 		t.Fatal(err)
 	}

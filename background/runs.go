@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -162,10 +163,40 @@ func (b *Runs) start(ctx context.Context, verb string, spec runSpec) (runs.Recor
 			Reason: reasonLaunchFailed, Actor: "server"})
 		return runs.Record{}, startError("not started: its supervisor could not start", err)
 	}
+	// Its identity is read before anything reaps it (until then the
+	// pid stays its, even if it has exited already).
+	b.recordSupervisor(context.WithoutCancel(ctx), rec, cmd.Process.Pid)
 	// Reaped while this server lives; once it is gone, by whoever
 	// adopts the supervisor.
 	go cmd.Wait()
 	return rec, nil
+}
+
+// recordSupervisor records the identity of the supervisor just started
+// for rec while the run is preparing, so that a supervisor that dies
+// before it records the start is seen to be gone (see evidence). A kill
+// request may have bumped the version meanwhile: it reads again and
+// records anyway. It gives up without a word once the run is no longer
+// preparing (its supervisor recorded itself with the start, or the run
+// ended) and when the store cannot be written: the run is then one with
+// no supervisor recorded, left alone for the start window.
+//
+// An identity whose start time cannot be read is recorded with none, so
+// the supervisor's pid is known but never judged gone: without the start
+// time a reused pid could not be told apart.
+func (b *Runs) recordSupervisor(ctx context.Context, rec runs.Record, pid int) {
+	sup := runs.Identity{PID: pid}
+	if id, err := procid.Of(pid); err == nil {
+		sup.StartTime = id.StartTime
+	}
+	for range 100 {
+		_, err := b.store.RecordSupervisor(ctx, rec.ID, rec.Version, sup)
+		var te *runs.TransitionError
+		if !errors.Is(err, runs.ErrConflict) || !errors.As(err, &te) {
+			return
+		}
+		rec = te.Current
+	}
 }
 
 // Close releases the store and the watch.
@@ -174,16 +205,49 @@ func (b *Runs) Close() error {
 	return b.store.Close()
 }
 
-// reasonProcessGone is the end a fenced reap records.
-const reasonProcessGone = "run.aborted.process_gone"
+// The ends a fenced reap records (see abortReason).
+const (
+	reasonProcessGone    = "run.aborted.process_gone"
+	reasonSupervisorGone = "run.aborted.supervisor_gone"
+	reasonNoSupervisor   = "run.aborted.no_supervisor"
+)
+
+// startWindow is how long a run may stay preparing with no supervisor
+// recorded before it is reaped. The server records the supervisor
+// within milliseconds of writing the run, and a supervisor records
+// itself with the start; past the window, the server died between the two
+// writes and nobody will ever start the run. It is the age wait already
+// calls an unresolved spawn: a run is reaped no sooner than a waiter is
+// told its start is in doubt. A supervisor that is alive but slower than
+// the window (a machine stalled for half a minute) finds its run ended
+// when it records the start, and stops the program it started.
+const startWindow = wait.DefaultPreparingThreshold
+
+// abortReason is the reason a fenced reap of rec records: the program
+// and its supervisor vanished (a started run); the supervisor ended
+// before it recorded the start; or no supervisor was recorded within the
+// start window.
+func abortReason(rec runs.Record) string {
+	switch {
+	case rec.Status != runs.StatusPreparing:
+		return reasonProcessGone
+	case rec.Supervisor.PID > 0:
+		return reasonSupervisorGone
+	}
+	return reasonNoSupervisor
+}
 
 // Observe is the wait.Observer of the runs: one observation per id, with
-// the fenced reap: a started run whose process and supervisor are both
-// conclusively gone with no end recorded is observed as it was found
-// (stopped_without_end) and recorded aborted by a compare-and-set, so the
-// next observation finds it ended. A refused write leaves the record as it
-// was: if it has ended meanwhile that end is reported, otherwise the
-// finding is reported unpublished (still stopped_without_end).
+// the fenced reap: a run the process table shows gone (see evidence) with
+// no end recorded is recorded aborted by a compare-and-set, with the
+// reason abortReason gives. A started run is observed as it was found
+// (stopped_without_end), so the next observation finds it ended; a
+// preparing one, which has no started phase to be found stopped in, is
+// observed with the end just written. A write refused because the record
+// changed (a kill request, the supervisor recording itself) is judged
+// again on the record as it now is, a few times; a record that has ended
+// meanwhile reports that end; otherwise the finding is reported
+// unpublished (stopped_without_end).
 func (b *Runs) Observe(ctx context.Context, ids []string) ([]wait.Observation, error) {
 	out := make([]wait.Observation, len(ids))
 	for i, id := range ids {
@@ -203,25 +267,34 @@ func (b *Runs) Observe(ctx context.Context, ids []string) ([]wait.Observation, e
 	return out, nil
 }
 
+// reapTries bounds the compare-and-sets of one observation's reap.
+const reapTries = 3
+
 func (b *Runs) observe(ctx context.Context, rec runs.Record) wait.Observation {
-	ev, orphan := evidence(rec)
-	o := observation(rec, ev, orphan)
-	if rec.Status != runs.StatusRunning || ev != wait.EvidenceGone {
-		return o
-	}
-	_, err := b.store.Transition(ctx, runs.Change{ID: rec.ID, Version: rec.Version, To: runs.StatusAborted, Reason: reasonProcessGone, Actor: "observer"})
-	switch {
-	case err == nil:
-		_ = runs.Notify(b.dir, rec.ID)
-	case errors.Is(err, runs.ErrTerminal), errors.Is(err, runs.ErrConflict):
-		if cur, gerr := b.store.Get(ctx, rec.ID); gerr == nil && cur.Terminal() {
-			return observation(cur, wait.EvidenceGone, false)
+	for try := 1; ; try++ {
+		ev, orphan := evidence(rec, time.Now())
+		o := observation(rec, ev, orphan)
+		if rec.Terminal() || ev != wait.EvidenceGone {
+			return o
+		}
+		ended, err := b.store.Transition(ctx, runs.Change{ID: rec.ID, Version: rec.Version, To: runs.StatusAborted, Reason: abortReason(rec), Actor: "observer"})
+		var te *runs.TransitionError
+		switch {
+		case err == nil:
+			_ = runs.Notify(b.dir, rec.ID)
+			if rec.Status == runs.StatusPreparing {
+				return observation(ended, wait.EvidenceGone, false)
+			}
+			return o
+		case errors.As(err, &te) && te.Current.Terminal():
+			return observation(te.Current, wait.EvidenceGone, false)
+		case errors.As(err, &te) && errors.Is(err, runs.ErrConflict) && try < reapTries:
+			rec = te.Current
+			continue
 		}
 		o.PublishFailed = true
-	default:
-		o.PublishFailed = true
+		return o
 	}
-	return o
 }
 
 func observation(rec runs.Record, ev wait.Evidence, orphan bool) wait.Observation {
@@ -230,10 +303,11 @@ func observation(rec runs.Record, ev wait.Evidence, orphan bool) wait.Observatio
 		EndRecorded: rec.Terminal(), PossiblyOrphaned: orphan}
 }
 
-// evidence is what the process table says about a run, in this order:
+// evidence is what the process table says about a run at now, in this
+// order:
 //
 //  1. ended: gone (nothing to check);
-//  2. no recorded process (preparing): unknown;
+//  2. no recorded process (preparing): what preparingEvidence says;
 //  3. the run's process (pid and start time) is alive: alive;
 //  4. its supervisor is alive: alive, because the supervisor records the
 //     end (the run's process may be its unreaped child this instant);
@@ -242,12 +316,12 @@ func observation(rec runs.Record, ev wait.Evidence, orphan bool) wait.Observatio
 //     (whoever would record the end is gone, but processes of the run
 //     remain; reaping now would lie);
 //  7. otherwise gone.
-func evidence(rec runs.Record) (wait.Evidence, bool) {
+func evidence(rec runs.Record, now time.Time) (wait.Evidence, bool) {
 	if rec.Terminal() {
 		return wait.EvidenceGone, false
 	}
 	if rec.Process.PID <= 0 {
-		return wait.EvidenceUnknown, false
+		return preparingEvidence(rec, now)
 	}
 	run := procid.Check(procid.Identity{PID: rec.Process.PID, StartTime: rec.Process.StartTime})
 	if run == procid.Alive {
@@ -266,6 +340,69 @@ func evidence(rec runs.Record) (wait.Evidence, bool) {
 		return wait.EvidenceUnknown, true
 	}
 	return wait.EvidenceGone, false
+}
+
+// preparingEvidence is what the process table says about a run with no
+// recorded process, in this order:
+//
+//  1. no supervisor recorded: unknown while the run is younger than
+//     startWindow; gone past it (its server died before it recorded the
+//     supervisor, so nobody is left to start the run);
+//  2. the supervisor (pid and start time) is alive: alive;
+//  3. it cannot be checked: unknown;
+//  4. its session still has live members: unknown, possibly orphaned
+//     (the supervisor leads a session of its own and the program stays
+//     in it, so it may have started the program and died before it
+//     recorded it: reaping now would lie);
+//  5. otherwise gone.
+func preparingEvidence(rec runs.Record, now time.Time) (wait.Evidence, bool) {
+	if rec.Supervisor.PID <= 0 {
+		if now.Sub(rec.CreatedAt) < startWindow {
+			return wait.EvidenceUnknown, false
+		}
+		return wait.EvidenceGone, false
+	}
+	switch procid.Check(procid.Identity{PID: rec.Supervisor.PID, StartTime: rec.Supervisor.StartTime}) {
+	case procid.Alive:
+		return wait.EvidenceAlive, false
+	case procid.Unknown:
+		return wait.EvidenceUnknown, false
+	}
+	if n, err := sessionMembers(rec.Supervisor.PID); err != nil {
+		return wait.EvidenceUnknown, false
+	} else if n > 0 {
+		return wait.EvidenceUnknown, true
+	}
+	return wait.EvidenceGone, false
+}
+
+// sessionMembers counts the live members of session sid. A session id
+// is its leader's pid, which the kernel does not give another process
+// while the session has members, so they are the leader's descendants.
+func sessionMembers(sid int) (int, error) {
+	live, err := procid.Live()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, st := range live {
+		if st.SID == 0 && runtime.GOOS == "darwin" {
+			// Not in macOS's listing: asked of the process itself. Only a
+			// process that has gone meanwhile may go uncounted.
+			one, err := procid.ReadStat(st.PID)
+			if errors.Is(err, procid.ErrGone) {
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			st.SID = one.SID
+		}
+		if st.SID == sid {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // runJSON is a run as the job verbs show it. Every key is always present.
@@ -513,7 +650,14 @@ func (b *Runs) result(rec runs.Record) opResult {
 	case runs.StatusCancelled:
 		return opResult{Error: &kill.Failure{Code: verbsurface.CodeCancelled, Message: "the run was killed (job.kill) before it ended on its own"}}
 	case runs.StatusAborted:
-		return opResult{Error: &kill.Failure{Code: "process_gone", Message: "the run's process and its supervisor vanished with no end recorded; its output may be incomplete"}}
+		msg := "the run's process and its supervisor vanished with no end recorded; its output may be incomplete"
+		switch rec.ReasonCode {
+		case reasonSupervisorGone:
+			msg = "the run's supervisor ended before it recorded the program's start; the program did not run, or did not run to an end anyone recorded"
+		case reasonNoSupervisor:
+			msg = fmt.Sprintf("no supervisor was recorded for the run within %v of its record (the server ended before it could); nobody was left to run the program", startWindow)
+		}
+		return opResult{Error: &kill.Failure{Code: "process_gone", Message: msg}}
 	}
 	if rec.ReasonCode == reasonLaunchFailed {
 		stderr, _ := os.ReadFile(outputPath(b.dir, rec.ID, "stderr"))
@@ -595,7 +739,8 @@ func (b *Runs) wait(ctx context.Context, call *verbsurface.Call) (any, error) {
 // reused pid is never signalled). An ended run is not signalled. The kill
 // is marked on the record first, so the supervisor records the end as
 // cancelled; a run still preparing is stopped by its supervisor as soon
-// as it starts.
+// as it starts, or, when the observation finds the run has nobody left to
+// start it, reaped.
 func (b *Runs) kill(ctx context.Context, call *verbsurface.Call) (any, error) {
 	id, _ := call.Args["id"].(string)
 	grace, err := kill.ParseGrace(call.Args)
@@ -621,6 +766,17 @@ func (b *Runs) kill(ctx context.Context, call *verbsurface.Call) (any, error) {
 			"reason": fmt.Sprintf("the run ended (%s) as the kill was asked; nothing was signalled", rec.Status)}, nil
 	}
 	if rec.Process.PID <= 0 {
+		// A supervisor that is gone stops nothing: the reap ends the run.
+		if o := b.observe(ctx, rec); o.Terminal {
+			if cur, err := b.store.Get(ctx, id); err == nil {
+				rec = cur
+			}
+			reason := fmt.Sprintf("the run ended (%s) as the kill was asked; nothing was signalled", rec.Status)
+			if rec.ReasonCode == reasonSupervisorGone || rec.ReasonCode == reasonNoSupervisor {
+				reason = fmt.Sprintf("nobody was left to start the run, so it was recorded %s (%s); nothing was signalled", rec.Status, rec.ReasonCode)
+			}
+			return map[string]any{"run": b.runJSON(rec), "signalled": false, "reason": reason}, nil
+		}
 		return map[string]any{"run": b.runJSON(rec), "signalled": false,
 			"reason": "the run is still preparing; its supervisor stops it as soon as it starts, and records it cancelled"}, nil
 	}

@@ -24,9 +24,16 @@ import (
 // content.
 func bgFront(t testing.TB, extra string, files ...string) *front {
 	t.Helper()
+	return bgFrontSupervised(t, vsBin, extra, files...)
+}
+
+// bgFrontSupervised is bgFront with its runs' supervisor the program exe
+// (given `__supervise-run DIR ID`), in place of the verbsurface built.
+func bgFrontSupervised(t testing.TB, exe, extra string, files ...string) *front {
+	t.Helper()
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	supervisorExe = func() (string, error) { return vsBin, nil }
+	supervisorExe = func() (string, error) { return exe, nil }
 	b, err := os.ReadFile(filepath.Join("testdata", "background", "front.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,10 @@
 // accepted change appends a row to an append-only audit of transitions.
 // A kill request ([Store.RequestKill]) is not a transition: it marks the
 // record so that the supervisor records the end it causes as cancelled.
+// Nor is recording the supervisor ([Store.RecordSupervisor]): the server
+// that starts a run's supervisor records its identity at once, with a
+// compare-and-set while the run is preparing, so that a supervisor that
+// dies before it records the start is seen to be gone.
 //
 // # Storage
 //

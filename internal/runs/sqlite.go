@@ -399,6 +399,39 @@ func (s *SQLite) RequestKill(ctx context.Context, id string) (Record, error) {
 	return s.Get(ctx, id)
 }
 
+// RecordSupervisor records the supervisor of a preparing run in one
+// transaction: the checks of [Store.Transition] in its order (the terminal
+// floor, the version, then the status, which must be preparing), then the
+// write. It is not a transition, so the audit has no row for it.
+func (s *SQLite) RecordSupervisor(ctx context.Context, id string, version int64, sup Identity) (Record, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Record{}, fmt.Errorf("runs: %w", err)
+	}
+	defer tx.Rollback()
+	cur, err := get(ctx, tx, id)
+	if err != nil {
+		return Record{}, err
+	}
+	switch {
+	case cur.Terminal():
+		return Record{}, &TransitionError{ID: id, To: StatusPreparing, Err: ErrTerminal, Current: cur}
+	case cur.Version != version:
+		return Record{}, &TransitionError{ID: id, To: StatusPreparing, Err: ErrConflict, Current: cur}
+	case cur.Status != StatusPreparing:
+		return Record{}, &TransitionError{ID: id, To: StatusPreparing, Err: ErrInvalidTransition, Current: cur}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET sup_pid = ?, sup_start_time = ?, version = version + 1, updated_at = ?
+		WHERE id = ? AND version = ?`, sup.PID, int64(sup.StartTime), nanos(s.now()), id, version)
+	if err != nil {
+		return Record{}, fmt.Errorf("runs: run %s: recording its supervisor: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Record{}, fmt.Errorf("runs: run %s: recording its supervisor: %w", id, err)
+	}
+	return get(ctx, s.db, id)
+}
+
 // AuditEntry is one row of the transitions audit.
 type AuditEntry struct {
 	From, To    Status

@@ -82,6 +82,16 @@ type Store interface {
 	// RequestKill marks a run that has not ended as being killed and
 	// returns it; a run that has ended is returned unchanged.
 	RequestKill(ctx context.Context, id string) (Record, error)
+	// RecordSupervisor records sup as the supervisor of run id, which
+	// its starter has just started, while the run is still preparing: a
+	// compare-and-set on the version the caller read, refused (as
+	// [Store.Transition] refuses) with ErrTerminal once the run has
+	// ended, ErrConflict when the version differs, and
+	// ErrInvalidTransition once the run is running (its supervisor
+	// recorded itself). An accepted write bumps the version, so an
+	// observer that read the run before it (and judged it unsupervised)
+	// cannot reap it.
+	RecordSupervisor(ctx context.Context, id string, version int64, sup Identity) (Record, error)
 	// Close releases the store.
 	Close() error
 }

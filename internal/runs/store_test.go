@@ -25,6 +25,23 @@ func runsDir(t *testing.T) string { return filepath.Join(t.TempDir(), "runs") }
 
 func exit(n int) *int { return &n }
 
+// createThrough records a new run and moves it through the statuses
+// given.
+func createThrough(t *testing.T, s *SQLite, statuses []Status) Record {
+	t.Helper()
+	ctx := context.Background()
+	r, err := s.Create(ctx, New{Verb: "lint.run", Spec: []byte(`{"argv":["x"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range statuses {
+		if r, err = s.Transition(ctx, Change{ID: r.ID, Version: r.Version, To: st, Reason: "setup"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
 // The lifecycle, one row per rule of Transition's doc, in its order.
 func TestTransitionRules(t *testing.T) {
 	ctx := context.Background()
@@ -48,15 +65,7 @@ func TestTransitionRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := s.Create(ctx, New{Verb: "lint.run", Spec: []byte(`{"argv":["x"]}`)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, st := range tt.from {
-				if r, err = s.Transition(ctx, Change{ID: r.ID, Version: r.Version, To: st, Reason: "setup"}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			r := createThrough(t, s, tt.from)
 			v := r.Version
 			if tt.version != 0 {
 				v = tt.version
@@ -301,5 +310,47 @@ func TestWatcherWakes(t *testing.T) {
 	for _, ch := range subs {
 		for range ch {
 		}
+	}
+}
+
+// RecordSupervisor is a compare-and-set on a preparing run, one row per
+// rule in its order: it records the identity and bumps the version; a
+// stale version, a running run and an ended run are refused unchanged.
+func TestRecordSupervisor(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, runsDir(t))
+	sup := Identity{PID: 41, StartTime: 6}
+	tests := []struct {
+		name string
+		from []Status // transitions applied first
+		skew int64    // added to the current version
+		want error
+	}{
+		{name: "preparing", want: nil},
+		{name: "ended", from: []Status{StatusAborted}, want: ErrTerminal},
+		{name: "stale_version", skew: -1, want: ErrConflict},
+		{name: "running", from: []Status{StatusRunning}, want: ErrInvalidTransition},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := createThrough(t, s, tt.from)
+			got, err := s.RecordSupervisor(ctx, r.ID, r.Version+tt.skew, sup)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if tt.want != nil {
+				now, _ := s.Get(ctx, r.ID)
+				if now.Version != r.Version || now.Supervisor != (Identity{}) {
+					t.Fatalf("a refused write changed the record: %+v", now)
+				}
+				return
+			}
+			if got.Supervisor != sup || got.Version != r.Version+1 || got.Status != StatusPreparing || got.Process != (Identity{}) {
+				t.Fatalf("recorded %+v; want supervisor %+v, version %d, still preparing", got, sup, r.Version+1)
+			}
+		})
+	}
+	if _, err := s.RecordSupervisor(ctx, "r-none", 1, sup); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
 	}
 }
