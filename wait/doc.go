@@ -86,7 +86,8 @@
 //
 // The loop never writes. A wait that expires, is cancelled, or whose caller
 // disconnects changes nothing durable; cancelling a wait never cancels the
-// work. The one write a wait can cause, the fenced reap of a started run
-// whose process is conclusively gone, belongs to the lifecycle authority
+// work. The one write a wait can cause, the fenced reap of a run whose
+// process (or, before it started, whose supervisor) is conclusively gone,
+// belongs to the lifecycle authority
 // behind the Observer, not to this package.
 package wait
