@@ -50,7 +50,7 @@ type onDemand struct {
 
 	// gate checks the commands of a read (see front.gateRead); set once
 	// the front is built, before any request.
-	gate func(ctx context.Context, raw *projector.Tree, read [][]string) *projector.Tree
+	gate func(ctx context.Context, raw *projector.Tree, read [][]string, first bool) *projector.Tree
 
 	mu    sync.Mutex
 	gens  map[*projector.Tree]*generation // listed trees not served yet
@@ -235,7 +235,7 @@ func (d *onDemand) flight(g *generation, path []string) *readFlight {
 			read = append(read, c.Path)
 		}
 		g.raw = projector.Spliced(g.raw, path, cmds)
-		g.served.Store(d.gate(g.ctx, g.raw, read))
+		g.served.Store(d.gate(g.ctx, g.raw, read, false))
 		close(f.done)
 	}()
 	return f
@@ -297,7 +297,7 @@ func (g *generation) gateListed(d *onDemand) {
 			read = append(read, c.Path)
 		}
 	}
-	g.served.Store(d.gate(g.ctx, g.raw, read))
+	g.served.Store(d.gate(g.ctx, g.raw, read, true))
 }
 
 // swapDecider is the policy as last parsed against the verbs read so far:

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/verbsurface/verbsurface/internal/editdist"
 	"github.com/verbsurface/verbsurface/policy"
 	"github.com/verbsurface/verbsurface/projector"
 	"github.com/verbsurface/verbsurface/verbsurface"
@@ -87,6 +88,18 @@ type gates struct {
 	probe   *front
 	policy  *policyText
 	decider *swapDecider
+
+	// What the checks found so far, for the program as listed last (a
+	// new listing starts again): failed, by command path, why a command is
+	// not offered; near, by path, the unresolved exclude: name that
+	// refused it (lifted once the name is found); unresolved, the
+	// top-level exclude: names no command read so far has; unmatched,
+	// once every command is read, that one of them names no parameter at
+	// all (no command is then offered).
+	failed     map[string]string
+	near       map[string]nearMiss
+	unresolved []string
+	unmatched  string
 }
 
 func (f *front) newGates(reg *verbsurface.Registry, sopts verbsurface.Options, pol *policyText) (*gates, error) {
@@ -117,10 +130,13 @@ func (f *front) newGates(reg *verbsurface.Registry, sopts verbsurface.Options, p
 // is then parsed against every verb read so far, so that its rules on a
 // command's parameters are compiled with their types before a request
 // can use it.
-func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]string) *projector.Tree {
+func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]string, first bool) *projector.Tree {
 	g, cfg := f.gates, f.cfg
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if first {
+		g.failed, g.near, g.unresolved, g.unmatched = map[string]string{}, map[string]nearMiss{}, slices.Clone(cfg.Exclude), ""
+	}
 	just := map[string]bool{}
 	for _, p := range read {
 		just[strings.Join(p, "\x00")] = true
@@ -141,7 +157,7 @@ func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]stri
 	for _, v := range cfg.Verbs {
 		verbsOf[v.Name] = v.Path
 	}
-	failed := map[string]string{} // path -> why
+	failed := g.failed // path -> why
 	fail := func(path []string, why string) {
 		k := strings.Join(path, "\x00")
 		if just[k] && failed[k] == "" {
@@ -165,6 +181,7 @@ func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]stri
 		fmt.Fprintln(cfg.errs(), "verbsurface: "+w.String())
 	}
 	unoffered := map[string]bool{}
+	f.checkExcludes(raw, read)
 	for _, p := range g.probe.surface.Check(ctx) {
 		unoffered[p.Verb] = true
 		if just[strings.Join(verbsOf[p.Verb], "\x00")] {
@@ -180,10 +197,18 @@ func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]stri
 		}
 	}
 	out := raw
-	if len(failed) > 0 {
+	if len(failed) > 0 || len(g.near) > 0 || g.unmatched != "" {
 		out = &projector.Tree{Program: raw.Program, Dialect: raw.Dialect}
 		for _, c := range raw.Commands {
-			if why := failed[strings.Join(c.Path, "\x00")]; why != "" {
+			k := strings.Join(c.Path, "\x00")
+			why := failed[k]
+			if why == "" {
+				why = g.near[k].why
+			}
+			if why == "" && !c.Unread {
+				why = g.unmatched
+			}
+			if why != "" {
 				cc := *c
 				cc.Unrepresentable = &projector.Unrepresentable{Reason: "the configuration does not fit the command as read: " + why}
 				c = &cc
@@ -230,10 +255,8 @@ func pathsText(paths [][]string) string {
 const startReadMax = 8
 
 // readAtStart reads, before serve answers, every command the listing
-// left unread when they are few (startReadMax), or when a top-level
-// exclude: names a parameter of no command read yet: only the whole tree
-// can tell a misspelt name from one of an unread command, and serve must
-// not start on a misspelt exclusion.
+// left unread when they are few (startReadMax): its start checks then see
+// the whole tree, as a whole read's do.
 func (f *front) readAtStart(ctx context.Context) error {
 	d := f.onDemand
 	if d == nil {
@@ -247,15 +270,7 @@ func (f *front) readAtStart(ctx context.Context) error {
 	if len(unread) == 0 {
 		return nil
 	}
-	all := len(unread) <= startReadMax
-	for _, n := range f.cfg.Exclude {
-		found := false
-		for _, c := range raw.Commands {
-			found = found || slices.ContainsFunc(c.Params, func(p *projector.Param) bool { return p.Named(n) })
-		}
-		all = all || !found
-	}
-	if !all {
+	if len(unread) > startReadMax {
 		return nil
 	}
 	if err := d.Read(ctx, unread); err != nil && ctx.Err() != nil {
@@ -270,4 +285,70 @@ func (c *Config) errs() io.Writer {
 		return io.Discard
 	}
 	return c.stderr
+}
+
+// checkExcludes follows the top-level exclude: names as commands are
+// read. A whole read refuses to start on a name that is no parameter of
+// any command; read on demand, only the last command read can tell. So a
+// name still unresolved refuses, when it is read, a command with a
+// parameter one edit away from it (exclude: [pasword] beside --password:
+// the parameter the operator meant to exclude would be offered), until
+// the name is found on a command read later (tag beside --tags), and once
+// every command is read a name that matched none makes every command
+// unavailable with the mistake, as a whole read's start would have
+// stopped.
+func (f *front) checkExcludes(raw *projector.Tree, read [][]string) {
+	g, cfg := f.gates, f.cfg
+	if len(g.unresolved) == 0 {
+		return
+	}
+	g.unresolved = slices.DeleteFunc(g.unresolved, func(n string) bool {
+		return slices.ContainsFunc(raw.Commands, func(c *projector.Command) bool {
+			return !c.Unread && slices.ContainsFunc(c.Params, func(p *projector.Param) bool { return p.Named(n) })
+		})
+	})
+	// A name found at last lifts the refusals it made.
+	for k, nm := range g.near {
+		if !slices.Contains(g.unresolved, nm.name) {
+			delete(g.near, k)
+		}
+	}
+	for _, path := range read {
+		c := raw.Find(path...)
+		if c == nil {
+			continue
+		}
+		for _, n := range g.unresolved {
+			for _, p := range c.Params {
+				k := strings.Join(path, "\x00")
+				if near := nearName(n, p); near != "" && g.near[k].why == "" {
+					why := fmt.Sprintf("%s:%d: exclude: %q names no parameter of a command read so far, and %q has %s, one edit away: the parameter meant may be offered; fix exclude:",
+						cfg.file, cfg.lineOf("exclude"), n, strings.Join(path, " "), near)
+					g.near[k] = nearMiss{name: n, why: why}
+					fmt.Fprintf(cfg.errs(), "verbsurface: %s\n", why)
+				}
+			}
+		}
+	}
+	if len(g.unresolved) > 0 && len(raw.Unread()) == 0 && g.unmatched == "" {
+		g.unmatched = fmt.Sprintf("%s:%d: exclude: %q names no parameter of any command of %s; no verb is offered until the configuration is fixed",
+			cfg.file, cfg.lineOf("exclude"), g.unresolved[0], raw.Program)
+		fmt.Fprintf(cfg.errs(), "verbsurface: %s\n", g.unmatched)
+	}
+}
+
+// nearMiss is a command refused for an exclude: name one edit from one
+// of its parameters, and why.
+type nearMiss struct{ name, why string }
+
+// nearName is how p is spelt when one of its names is one edit from n
+// (dashes and case aside), and "" otherwise.
+func nearName(n string, p *projector.Param) string {
+	fold := func(s string) string { return strings.ToLower(strings.TrimLeft(strings.ReplaceAll(s, "_", "-"), "-")) }
+	for _, name := range append([]string{p.Name}, p.Options...) {
+		if editdist.WithinOne(fold(n), fold(name)) {
+			return name
+		}
+	}
+	return ""
 }

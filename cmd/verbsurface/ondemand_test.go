@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/verbsurface/verbsurface/projector"
 )
 
 // synthBin is bench/synthcli (a cobra program of $SYNTH_COMMANDS leaf
@@ -265,5 +266,71 @@ func TestSourceReadAll(t *testing.T) {
 		if _, err := LoadConfig(file); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v; want %q", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// A top-level exclude: name that no command read so far has refuses a
+// command read with a parameter one edit from it (the parameter meant
+// would be offered), and once every command is read and it matched none,
+// no verb is offered, as a whole read would not have started.
+func TestOnDemandMisspeltExclude(t *testing.T) {
+	config, _ := synthFront(t, 20, "", nil)
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte(strings.Replace(string(b), "exclude: [json]", "exclude: [json, nme]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lazy, stderr := loadFront(t, config, onDemandOnly)
+	h := handle(t, lazy, `{"help":"g0.c3"}`)
+	text, _ := json.Marshal(h)
+	if code(h["help"].(map[string]any)) != "unavailable_verb" || !strings.Contains(string(text), `exclude: \"nme\" names no parameter of a command read so far`) {
+		t.Errorf("help g0.c3 with exclude: [nme] beside --name: %s", text)
+	}
+	if !strings.Contains(stderr.String(), `"nme"`) {
+		t.Errorf("stderr does not name the exclusion:\n%s", stderr)
+	}
+	// Every command read: nme matched none.
+	for i := range 20 {
+		handle(t, lazy, fmt.Sprintf(`{"help":"g0.c%d"}`, i))
+	}
+	if !strings.Contains(stderr.String(), `exclude: "nme" names no parameter of any command of synth; no verb is offered`) {
+		t.Errorf("once every command is read, stderr:\n%s", stderr)
+	}
+	if h := handle(t, lazy, `{"help":"g0.c19"}`); code(h["help"].(map[string]any)) != "unavailable_verb" {
+		t.Errorf("help g0.c19 once every command is read: %v", h)
+	}
+}
+
+// A refusal for a name one edit away is lifted once the name is found on
+// a command read later (exclude: [tag] beside --tags, where another
+// command has --tag).
+func TestOnDemandNearMissLifted(t *testing.T) {
+	config, _ := synthFront(t, 2, "", nil)
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte(strings.Replace(string(b), "exclude: [json]", "exclude: [tag]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &front{cfg: cfg, gates: &gates{}}
+	f.gates.failed, f.gates.near, f.gates.unresolved = map[string]string{}, map[string]nearMiss{}, []string{"tag"}
+	tags := &projector.Command{Path: []string{"a"}, Params: []*projector.Param{{Name: "tags", Options: []string{"--tags"}}}}
+	tag := &projector.Command{Path: []string{"b"}, Params: []*projector.Param{{Name: "tag", Options: []string{"--tag"}}}}
+	tree := &projector.Tree{Program: "p", Commands: []*projector.Command{{Path: []string{}}, tags, {Path: []string{"b"}, Unread: true}}}
+	f.checkExcludes(tree, [][]string{{"a"}})
+	if f.gates.near["a"].why == "" {
+		t.Fatalf("--tags beside exclude: [tag] not refused: %v", f.gates.near)
+	}
+	tree = projector.Spliced(tree, []string{"b"}, []*projector.Command{tag})
+	f.checkExcludes(tree, [][]string{{"b"}})
+	if len(f.gates.near) != 0 || len(f.gates.unresolved) != 0 || f.gates.unmatched != "" {
+		t.Errorf("once --tag is read: near %v, unresolved %v, unmatched %q; want none", f.gates.near, f.gates.unresolved, f.gates.unmatched)
 	}
 }
