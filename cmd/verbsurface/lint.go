@@ -97,8 +97,8 @@ func (f *front) lintTree(ctx context.Context, whole bool) ([]error, []*Warning) 
 	// the root parser, --home, is excluded there), so it is checked on
 	// the raw tree, where the parameters still are.
 	for _, n := range cfg.Exclude {
-		if !whole {
-			break
+		if !whole || len(raw.Unread()) > 0 {
+			break // followed as commands are read (front.checkExcludes)
 		}
 		found := false
 		for _, c := range raw.Commands {
