@@ -248,7 +248,9 @@ func equalPath(a, b []string) bool {
 // readRest reads, two at a time, every command still unread, and keeps
 // the tree once all are (serve's next start reads the file).
 func (d *onDemand) readRest(g *generation) {
+	g.mu.Lock()
 	paths := g.raw.Unread()
+	g.mu.Unlock()
 	next := make(chan []string)
 	var wg sync.WaitGroup
 	var failed atomic.Bool

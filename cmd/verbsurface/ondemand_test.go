@@ -334,3 +334,34 @@ func TestOnDemandNearMissLifted(t *testing.T) {
 		t.Errorf("once --tag is read: near %v, unresolved %v, unmatched %q; want none", f.gates.near, f.gates.unresolved, f.gates.unmatched)
 	}
 }
+
+// Concurrent requests for the same commands read each once, and every
+// one gets the command's real schema.
+func TestOnDemandConcurrentReadsOnce(t *testing.T) {
+	config, calls := synthFront(t, 60, "", nil)
+	lazy, _ := loadFront(t, config, onDemandOnly)
+	handle(t, lazy, `{"help":true}`)
+	listed := countLines(t, calls)
+	handle(t, lazy, `{"help":"g0.c0"}`)
+	perRead := countLines(t, calls) - listed
+	if perRead <= 0 {
+		t.Fatal("reading a command ran nothing: the test proves nothing")
+	}
+	var wg sync.WaitGroup
+	fps := make([]string, 40)
+	for i := range 40 {
+		wg.Go(func() {
+			h := handle(t, lazy, fmt.Sprintf(`{"help":"g1.c%d"}`, 50+i%10))["help"].(map[string]any)
+			fps[i], _ = h["schema_fingerprint"].(string)
+		})
+	}
+	wg.Wait()
+	for i, fp := range fps {
+		if fp == "" {
+			t.Errorf("request %d got no schema", i)
+		}
+	}
+	if got, want := countLines(t, calls)-listed-perRead, 10*perRead; got > want {
+		t.Errorf("40 requests for 10 commands ran the program %d times; reading each once is %d", got, want)
+	}
+}
