@@ -127,6 +127,7 @@ func (d *onDemand) generation(ctx context.Context) (*generation, error) {
 			// parsed), before it could check anything.
 			g.ungated = false
 			g.gateListed(d)
+			d.startFill(g)
 		}
 		return d.cur, nil
 	}
@@ -143,19 +144,25 @@ func (d *onDemand) generation(ctx context.Context) (*generation, error) {
 		// The commands the listing read (the root and the groups) are
 		// checked as every command read later is.
 		if d.gate == nil {
-			g.ungated = true
+			g.ungated = true // and nothing read until it can be checked
 		} else {
 			g.gateListed(d)
-		}
-		if d.fill {
-			d.fills.Add(1)
-			go func() {
-				defer d.fills.Done()
-				d.readRest(g)
-			}()
+			d.startFill(g)
 		}
 	}
 	return g, nil
+}
+
+// startFill starts the background read of g's unread commands (serve).
+func (d *onDemand) startFill(g *generation) {
+	if !d.fill {
+		return
+	}
+	d.fills.Add(1)
+	go func() {
+		defer d.fills.Done()
+		d.readRest(g)
+	}()
 }
 
 // Source is the tree as read so far: what the surface projects.
@@ -212,8 +219,8 @@ func (d *onDemand) flight(g *generation, path []string) *readFlight {
 	if f, ok := g.flights[key]; ok {
 		return f
 	}
-	if c := g.raw.Find(path...); c == nil || !c.Unread || !equalPath(c.Path, path) {
-		return nil
+	if c := g.raw.Find(path...); c == nil || !c.Unread || !equalPath(c.Path, path) || d.gate == nil {
+		return nil // nothing to read; or the front cannot check a read yet (it is being built)
 	}
 	f := &readFlight{done: make(chan struct{})}
 	g.flights[key] = f

@@ -205,7 +205,13 @@ rules:
 // rest in the background, and keeps the tree once every command is
 // read: the next start runs the program not once.
 func TestServeReadsInTheBackgroundAndKeeps(t *testing.T) {
-	config, calls := synthFront(t, 60, "", nil)
+	// With a policy, the listing is made while the front is built (the
+	// policy is parsed against the verbs), before it can check a read.
+	pol := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(pol, []byte("version: 1\ndefault: allow\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config, calls := synthFront(t, 60, "policy: "+pol+"\n", nil)
 	state := t.TempDir()
 	c := serve(t, config, "XDG_STATE_HOME="+state)
 	kept := filepath.Join(state, "verbsurface", "synth", cobraCacheFile)
