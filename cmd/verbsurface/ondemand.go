@@ -245,17 +245,32 @@ func (d *onDemand) flight(g *generation, path []string) *readFlight {
 		}
 		g.raw = projector.Spliced(g.raw, path, cmds)
 		g.served.Store(d.gate(g.ctx, g.raw, read, false))
+		if len(g.raw.Unread()) == 0 {
+			d.keep(g) // before the last reader goes on: serve's start, read whole, has kept it
+		}
 		close(f.done)
 	}()
 	return f
+}
+
+// keep keeps g's tree, read to the end, for the next start (g.mu held).
+func (d *onDemand) keep(g *generation) {
+	took := time.Since(g.started).Round(time.Millisecond)
+	if err := g.store(g.raw); err != nil {
+		fmt.Fprintf(d.stderr, "verbsurface: read the commands of %s in %s; not kept for the next start: %v\n", d.program, took, err)
+		return
+	}
+	if d.fill && len(g.listed.Unread()) > startReadMax { // a small front is read before serve answers, as ever: nothing to say
+		fmt.Fprintf(d.stderr, "verbsurface: read the %d commands of %s in %s; kept for the next start\n", len(g.listed.Unread()), d.program, took)
+	}
 }
 
 func equalPath(a, b []string) bool {
 	return strings.Join(a, "\x00") == strings.Join(b, "\x00")
 }
 
-// readRest reads, two at a time, every command still unread, and keeps
-// the tree once all are (serve's next start reads the file).
+// readRest reads, two at a time, every command still unread (the last
+// read keeps the tree: serve's next start reads the file).
 func (d *onDemand) readRest(g *generation) {
 	g.mu.Lock()
 	paths := g.raw.Unread()
@@ -283,18 +298,9 @@ func (d *onDemand) readRest(g *generation) {
 	if g.ctx.Err() != nil {
 		return
 	}
-	g.mu.Lock()
-	raw := g.raw
-	g.mu.Unlock()
-	if failed.Load() || len(raw.Unread()) > 0 {
+	if failed.Load() {
 		fmt.Fprintf(d.stderr, "verbsurface: reading the commands of %s in the background stopped short; the rest are read when a request needs them\n", d.program)
-		return
 	}
-	if err := g.store(raw); err != nil {
-		fmt.Fprintf(d.stderr, "verbsurface: read the %d commands of %s in %s; not kept for the next start: %v\n", len(paths), d.program, time.Since(g.started).Round(time.Millisecond), err)
-		return
-	}
-	fmt.Fprintf(d.stderr, "verbsurface: read the %d commands of %s in %s; kept for the next start\n", len(paths), d.program, time.Since(g.started).Round(time.Millisecond))
 }
 
 // gateListed checks what the listing itself read (the ancestors of the
