@@ -53,16 +53,23 @@ const MaxFileBytes = 1 << 20
 // live surface's verbs. Every problem is an error naming the file, the
 // line and the field; see [Parse].
 func Load(filename string, verbs []Verb) (*Policy, error) {
+	data, err := ReadFile(filename)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(filename, data, verbs)
+}
+
+// ReadFile reads a policy file's text, at most [MaxFileBytes], for a
+// caller that parses it more than once (a front that checks commands as
+// it reads them parses the same text again, never a file edited since).
+func ReadFile(filename string) ([]byte, error) {
 	f, err := os.Open(filename)
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	defer f.Close()
-	data, err := readBounded(f, filename)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(filename, data, verbs)
+	return readBounded(f, filename)
 }
 
 func readBounded(f *os.File, filename string) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -221,7 +222,7 @@ func (d *onDemand) flight(g *generation, path []string) *readFlight {
 	if f, ok := g.flights[key]; ok {
 		return f
 	}
-	if c := g.raw.Find(path...); c == nil || !c.Unread || !equalPath(c.Path, path) || d.gate == nil {
+	if c := g.raw.Find(path...); c == nil || !c.Unread || !slices.Equal(c.Path, path) || d.gate == nil {
 		return nil // nothing to read; or the front cannot check a read yet (it is being built)
 	}
 	f := &readFlight{done: make(chan struct{})}
@@ -263,10 +264,6 @@ func (d *onDemand) keep(g *generation) {
 	if d.fill && len(g.listed.Unread()) > startReadMax { // a small front is read before serve answers, as ever: nothing to say
 		fmt.Fprintf(d.stderr, "verbsurface: read the %d commands of %s in %s; kept for the next start\n", len(g.listed.Unread()), d.program, took)
 	}
-}
-
-func equalPath(a, b []string) bool {
-	return strings.Join(a, "\x00") == strings.Join(b, "\x00")
 }
 
 // readRest reads, two at a time, every command still unread (the last

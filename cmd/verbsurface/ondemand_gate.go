@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -43,17 +42,9 @@ type policyText struct {
 }
 
 func readPolicy(name string) (*policyText, error) {
-	f, err := os.Open(name)
+	data, err := policy.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, policy.MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("policy: %s: %w", name, err)
-	}
-	if len(data) > policy.MaxFileBytes {
-		return nil, fmt.Errorf("policy: %s: larger than %d bytes", name, policy.MaxFileBytes)
+		return nil, err
 	}
 	return &policyText{name: name, data: data}, nil
 }
@@ -182,10 +173,8 @@ func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]stri
 	for _, w := range warns {
 		fmt.Fprintln(cfg.errs(), "verbsurface: "+w.String())
 	}
-	unoffered := map[string]bool{}
 	f.checkExcludes(raw, read)
 	for _, p := range g.probe.surface.Check(ctx) {
-		unoffered[p.Verb] = true
 		if just[strings.Join(verbsOf[p.Verb], "\x00")] {
 			fmt.Fprintf(cfg.errs(), "verbsurface: %s: verb %s cannot be offered: %s\n", cfg.where(p.Verb), p.Verb, p.Reason)
 		}
@@ -224,6 +213,7 @@ func (f *front) gateRead(ctx context.Context, raw *projector.Tree, read [][]stri
 		// nothing), so its rules are not checked against it.
 		g.tree.Store(out)
 		pv := g.probe.surface.PolicyVerbs(ctx)
+		unoffered := map[string]bool{}
 		for _, p := range g.probe.surface.Check(ctx) {
 			unoffered[p.Verb] = true
 		}
